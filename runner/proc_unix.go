@@ -1,0 +1,60 @@
+//go:build unix
+
+package runner
+
+import (
+	"errors"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+const exeSuffix = ""
+
+var pythonNames = []string{"python3", "python"}
+
+// hideWindow is a no-op outside Windows.
+func hideWindow(*exec.Cmd) {}
+
+// tree is a started process and everything it spawns, as one process group.
+type tree struct {
+	cmd *exec.Cmd
+}
+
+// startTree starts cmd as the leader of a new process group (and, where the
+// OS allows, with a signal that kills it when PyGate dies).
+func startTree(cmd *exec.Cmd) (*tree, error) {
+	cmd.SysProcAttr = treeAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &tree{cmd: cmd}, nil
+}
+
+// signal sends sig to the whole process group.
+func (t *tree) signal(sig syscall.Signal) error {
+	err := syscall.Kill(-t.cmd.Process.Pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// stop ends the group by a ladder: terminate, wait grace, kill.
+func (t *tree) stop(grace time.Duration, exited <-chan struct{}) {
+	_ = t.signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(grace):
+	}
+	_ = t.signal(syscall.SIGKILL)
+}
+
+// kill ends whatever is left of the group at once.
+func (t *tree) kill() { _ = t.signal(syscall.SIGKILL) }
+
+// release frees OS resources held for the tree.
+func (t *tree) release() {}
+
+// homeEnv names the person's home for Python.
+func homeEnv(home string) []string { return []string{"HOME=" + home} }

@@ -1,0 +1,339 @@
+// Package runner executes approved Python code: it prepares a run folder,
+// resolves an interpreter through uv, starts Python as a process tree with a
+// minimal environment and empty stdin, captures its output with caps, ends
+// the whole tree on timeout or cancellation, and collects the result that
+// the embedded bootstrap.py writes.
+package runner
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+//go:embed bootstrap.py
+var bootstrapPy []byte
+
+// Level is a sandbox level.
+type Level string
+
+// The sandbox levels.
+const (
+	Strict   Level = "strict"
+	Standard Level = "standard"
+	Off      Level = "off"
+)
+
+// Levels lists every level.
+var Levels = []Level{Strict, Standard, Off}
+
+// Status is how an execution ended.
+type Status string
+
+// The statuses a run can end with.
+const (
+	StatusOK        Status = "ok"
+	StatusError     Status = "error"
+	StatusTimeout   Status = "timeout"
+	StatusCancelled Status = "cancelled"
+)
+
+// Spec is one execution to run.
+type Spec struct {
+	ID        string // also the run folder's name
+	Code      string
+	Packages  []string
+	Timeout   time.Duration
+	Workspace string // working directory; created if missing
+	Level     Level
+	MemoryMB  int
+}
+
+// PyError is the exception the code ended with.
+type PyError struct {
+	Type      string `json:"type"`
+	Message   string `json:"message"`
+	Traceback string `json:"traceback"`
+}
+
+// File is a workspace file the run created or changed.
+type File struct {
+	Path string `json:"path"` // relative to the workspace, with forward slashes
+	Size int64  `json:"size"`
+}
+
+// Figure is a saved matplotlib figure.
+type Figure struct {
+	Name string
+	PNG  []byte
+}
+
+// Result is what an execution produced.
+type Result struct {
+	Status   Status
+	ExitCode int
+	Stdout   Stream
+	Stderr   Stream
+	Value    *string
+	Error    *PyError
+	Files    []File
+	Figures  []Figure
+	Duration time.Duration
+	Python   Interpreter
+	Sandbox  string
+	RunDir   string
+	Notes    []string // plain sentences about anything unusual (a figure that failed, a file list cut short)
+}
+
+// Runner runs executions. It is safe for concurrent use.
+type Runner struct {
+	runsDir string
+	pythons *Pythons
+	env     func(spec Spec, runDir string) []string
+}
+
+// New returns a runner that keeps run folders under runsDir and resolves
+// interpreters with pythons.
+func New(runsDir string, pythons *Pythons) *Runner {
+	return &Runner{runsDir: runsDir, pythons: pythons, env: minimalEnv}
+}
+
+// Pythons returns the runner's interpreter resolver.
+func (r *Runner) Pythons() *Pythons { return r.pythons }
+
+// Run executes spec. onStart, if set, is called once Python has started. A
+// returned error means the code never ran (the interpreter or packages could
+// not be prepared); it may be a *SetupError with plain words for people.
+func (r *Runner) Run(ctx context.Context, spec Spec, onStart func(Interpreter)) (*Result, error) {
+	if err := CheckPackages(spec.Packages); err != nil {
+		return nil, &SetupError{Problem: "PyGate did not run this code: " + err.Error() + ".", Hint: "Fix the packages list and try again.", Err: err}
+	}
+	runDir := filepath.Join(r.runsDir, spec.ID)
+	if err := os.MkdirAll(filepath.Join(runDir, "tmp"), 0o700); err != nil {
+		return nil, fmt.Errorf("create run folder: %w", err)
+	}
+	if err := os.MkdirAll(spec.Workspace, 0o700); err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
+	mainPy := filepath.Join(runDir, "main.py")
+	if err := os.WriteFile(mainPy, []byte(pep723(normalise(spec.Packages))+spec.Code), 0o600); err != nil {
+		return nil, fmt.Errorf("write main.py: %w", err)
+	}
+	boot := filepath.Join(runDir, "bootstrap.py")
+	if err := os.WriteFile(boot, bootstrapPy, 0o600); err != nil {
+		return nil, fmt.Errorf("write bootstrap.py: %w", err)
+	}
+
+	py, err := r.pythons.ForPackages(ctx, spec.Packages)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &Result{Status: StatusCancelled, RunDir: runDir}, nil
+		}
+		return nil, err
+	}
+
+	before, _ := snapshot(spec.Workspace)
+	res, err := r.execute(ctx, spec, py, runDir, mainPy, boot, onStart)
+	if err != nil {
+		return nil, err
+	}
+	after, complete := snapshot(spec.Workspace)
+	res.Files = changedFiles(before, after)
+	if !complete {
+		res.Notes = append(res.Notes, fmt.Sprintf("The workspace holds more than %d files, so only the first %d were checked for changes.", snapshotLimit, snapshotLimit))
+	}
+	return res, nil
+}
+
+// minimalEnv is all Python gets: a home, a private temp folder, UTF-8 and a
+// non-interactive matplotlib.
+func minimalEnv(spec Spec, runDir string) []string {
+	home, _ := os.UserHomeDir()
+	tmp := filepath.Join(runDir, "tmp")
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"TMPDIR=" + tmp, "TMP=" + tmp, "TEMP=" + tmp,
+		"PYTHONIOENCODING=utf-8",
+		"MPLBACKEND=Agg",
+		"MPLCONFIGDIR=" + filepath.Join(runDir, "tmp", "matplotlib"),
+		"LANG=C.UTF-8",
+	}
+	env = append(env, homeEnv(home)...)
+	return env
+}
+
+func (r *Runner) execute(ctx context.Context, spec Spec, py Interpreter, runDir, mainPy, boot string, onStart func(Interpreter)) (*Result, error) {
+	stdout, err := newCapture(filepath.Join(runDir, "stdout.txt"))
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := newCapture(filepath.Join(runDir, "stderr.txt"))
+	if err != nil {
+		stdout.finish()
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("create pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("create pipe: %w", err)
+	}
+
+	cmd := exec.Command(py.Path, "-I", "-X", "utf8", boot, mainPy)
+	cmd.Dir = spec.Workspace
+	cmd.Env = r.env(spec, runDir)
+	cmd.Stdin = nil // the null device: input() sees EOF at once
+	cmd.Stdout, cmd.Stderr = outW, errW
+
+	start := time.Now()
+	t, err := startTree(cmd)
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		stdout.finish()
+		stderr.finish()
+		return nil, fmt.Errorf("start python: %w", err)
+	}
+	defer t.release()
+	if onStart != nil {
+		onStart(py)
+	}
+
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go drain(outR, stdout, &readers)
+	go drain(errR, stderr, &readers)
+
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+
+	timeout := spec.Timeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	status := StatusOK
+	select {
+	case <-exited:
+	case <-timer.C:
+		status = StatusTimeout
+		t.stop(500*time.Millisecond, exited)
+		<-exited
+	case <-ctx.Done():
+		status = StatusCancelled
+		t.stop(500*time.Millisecond, exited)
+		<-exited
+	}
+	duration := time.Since(start)
+	// Whatever the code left running in the background goes too.
+	t.kill()
+	if !waitReaders(&readers, 2*time.Second) {
+		// Something outside the group still holds the pipes: stop reading.
+		outR.Close()
+		errR.Close()
+		readers.Wait()
+	}
+	outR.Close()
+	errR.Close()
+
+	res := &Result{
+		Status:   status,
+		ExitCode: exitCode(waitErr),
+		Stdout:   stdout.finish(),
+		Stderr:   stderr.finish(),
+		Duration: duration,
+		Python:   py,
+		Sandbox:  "none (the sandbox arrives in a later version of PyGate)",
+		RunDir:   runDir,
+	}
+	r.collect(res, runDir)
+	return res, nil
+}
+
+func waitReaders(wg *sync.WaitGroup, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return -1
+}
+
+type manifest struct {
+	Value         *string  `json:"value"`
+	Error         *PyError `json:"error"`
+	Figures       []string `json:"figures"`
+	ExitCode      int      `json:"exit_code"`
+	FigureProblem string   `json:"figure_problem"`
+}
+
+// collect reads the bootstrap's manifest and figures into res and settles
+// the final status.
+func (r *Runner) collect(res *Result, runDir string) {
+	data, err := os.ReadFile(filepath.Join(runDir, "result.json"))
+	var m manifest
+	haveManifest := err == nil && json.Unmarshal(data, &m) == nil
+	if haveManifest {
+		res.Value = m.Value
+		res.Error = m.Error
+		for _, name := range m.Figures {
+			if filepath.Base(name) != name {
+				continue
+			}
+			png, err := os.ReadFile(filepath.Join(runDir, name))
+			if err == nil {
+				res.Figures = append(res.Figures, Figure{Name: name, PNG: png})
+			}
+		}
+		if m.FigureProblem != "" {
+			res.Notes = append(res.Notes, "PyGate "+m.FigureProblem+".")
+		}
+	}
+	if res.Status != StatusOK {
+		return
+	}
+	switch {
+	case res.Error != nil || res.ExitCode != 0:
+		res.Status = StatusError
+		if res.Error == nil {
+			res.Error = &PyError{
+				Type:    "ProcessExit",
+				Message: fmt.Sprintf("Python stopped with exit code %d before it could report a result (for example through os._exit, a crash, or running out of memory).", res.ExitCode),
+			}
+		}
+	case !haveManifest:
+		res.Status = StatusError
+		res.Error = &PyError{Type: "ProcessExit", Message: "Python ended without reporting a result."}
+	}
+}
