@@ -261,7 +261,7 @@ func (r *Runner) execute(ctx context.Context, spec Spec, py Interpreter, runDir,
 		Stderr:   stderr.finish(),
 		Duration: duration,
 		Python:   py,
-		Sandbox:  "none (the sandbox arrives in a later version of PyGate)",
+		Sandbox:  "none (not available yet)",
 		RunDir:   runDir,
 	}
 	r.collect(res, runDir)

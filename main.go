@@ -1,0 +1,106 @@
+// Command pygate lets MCP clients such as Claude Desktop run Python on this
+// computer, with the person's approval. See README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/pygate/pygate/app"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+const usage = `PyGate lets AI assistants run Python on this computer, with your approval.
+
+Usage:
+  pygate                start the tray app (same as "pygate tray")
+  pygate mcp [--no-ui]  serve MCP over stdin/stdout; this is what MCP clients run
+  pygate doctor         check every part and say how to fix problems
+  pygate setup          install uv and Python and configure MCP clients
+  pygate uninstall      remove PyGate from MCP clients and start at login
+  pygate autostart on|off|status
+  pygate version        print the version
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "tray"
+	if len(args) > 0 {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "mcp":
+		return runMCP(args, stdin, stdout, stderr)
+	case "doctor":
+		return runDoctor(stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintf(stdout, "PyGate %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return 0
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "tray", "setup", "uninstall", "autostart", "sandbox-exec":
+		fmt.Fprintf(stderr, "\"pygate %s\" is not available yet in this version of PyGate. For now, run \"pygate mcp\" from your MCP client and \"pygate doctor\" to check your computer.\n", cmd)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "pygate: unknown command %q.\n\n%s", cmd, usage)
+		return 2
+	}
+}
+
+func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	// Until the tray app exists, every `pygate mcp` serves headless.
+	_ = fs.Bool("no-ui", false, "serve in this process with policy-only approvals (no windows)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	paths, err := app.ResolveHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "PyGate could not find its home folder: %v. Set PYGATE_HOME to a folder you can write to.\n", err)
+		return 1
+	}
+	closeLog := app.SetupLogging(paths, slog.LevelInfo)
+	defer closeLog()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	core, err := app.NewCore(ctx, paths, version)
+	if err != nil {
+		slog.Error("start", "err", err)
+		fmt.Fprintf(stderr, "PyGate could not start: %v\n", err)
+		return 1
+	}
+	slog.Info("serving MCP on stdio", "home", paths.Home, "version", version)
+	if err := core.ServeHeadless(ctx, stdin, stdout); err != nil {
+		slog.Error("serve", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func runDoctor(stdout, stderr io.Writer) int {
+	paths, err := app.ResolveHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "PyGate could not find its home folder: %v. Set PYGATE_HOME to a folder you can write to.\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "PyGate %s doctor\n\n", version)
+	if app.PrintChecks(stdout, app.Doctor(context.Background(), paths)) {
+		return 1
+	}
+	return 0
+}
