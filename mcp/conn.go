@@ -34,10 +34,10 @@ type session struct {
 	level mcpgo.LoggingLevel
 }
 
-func (s *session) SessionID() string                                   { return s.id }
+func (s *session) SessionID() string                                     { return s.id }
 func (s *session) NotificationChannel() chan<- mcpgo.JSONRPCNotification { return s.notify }
-func (s *session) Initialize()                                          { s.initialized.Store(true) }
-func (s *session) Initialized() bool                                    { return s.initialized.Load() }
+func (s *session) Initialize()                                           { s.initialized.Store(true) }
+func (s *session) Initialized() bool                                     { return s.initialized.Load() }
 
 func (s *session) GetClientInfo() mcpgo.Implementation {
 	s.mu.Lock()

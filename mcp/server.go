@@ -43,7 +43,7 @@ type Options struct {
 	Journal   *journal.Store // may be nil in tests
 	Limits    func() Limits
 	Workspace func(client string) string // the working folder for a client's executions
-	Python    runner.Interpreter        // the interpreter the description names
+	Python    runner.Interpreter         // the interpreter the description names
 }
 
 // Server serves PyGate's tools to any number of connections.
