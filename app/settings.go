@@ -136,7 +136,7 @@ func describeJSONError(data []byte, err error) string {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		line, col := position(data, syn.Offset)
+		line, col := position(data, syn.Offset-1) // Offset counts the offending byte
 		return fmt.Sprintf("line %d, column %d: %s", line, col, syn.Error())
 	case errors.As(err, &typ):
 		return "it must hold a JSON object such as {\"approval\": \"ask\"}"
@@ -145,9 +145,7 @@ func describeJSONError(data []byte, err error) string {
 }
 
 func position(data []byte, offset int64) (line, col int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
+	offset = max(0, min(offset, int64(len(data))))
 	before := data[:offset]
 	line = bytes.Count(before, []byte("\n")) + 1
 	col = int(offset) - bytes.LastIndexByte(before, '\n')
