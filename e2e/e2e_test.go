@@ -288,20 +288,39 @@ func TestBackgroundProcessIsGoneAfterTheCall(t *testing.T) {
 func TestFourConcurrentCalls(t *testing.T) {
 	s := start(t, newHome(t, nil))
 	var wg sync.WaitGroup
-	begin := time.Now()
+	var mu sync.Mutex
+	var starts, ends []float64
 	for i := 0; i < 4; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := s.call(t, "run_python", map[string]any{"code": fmt.Sprintf("import time\ntime.sleep(1)\n%d * 10", i)})
-			if a.sc["value"] != fmt.Sprint(i*10) {
-				t.Errorf("call %d got %v", i, a.sc["value"])
+			// Each run reports when it began and ended; a run that sleeps
+			// until all four have begun proves they ran side by side.
+			code := fmt.Sprintf("import time, os\nbegan = time.time()\nopen(f'began-{%d}', 'w').close()\n"+
+				"while len([f for f in os.listdir('.') if f.startswith('began-')]) < 4 and time.time() - began < 20:\n    time.sleep(0.05)\n"+
+				"(%d, began, time.time())", i, i)
+			a := s.call(t, "run_python", map[string]any{"code": code})
+			var id int
+			var began, ended float64
+			if _, err := fmt.Sscanf(fmt.Sprint(a.sc["value"]), "(%d, %g, %g)", &id, &began, &ended); err != nil || id != i {
+				t.Errorf("call %d answered %v", i, a.sc["value"])
+				return
 			}
+			mu.Lock()
+			starts, ends = append(starts, began), append(ends, ended)
+			mu.Unlock()
 		}()
 	}
 	wg.Wait()
-	if took := time.Since(begin); took > 3900*time.Millisecond {
-		t.Fatalf("four 1-second calls took %s: they did not run concurrently", took)
+	if len(starts) != 4 {
+		t.Fatal("not every call answered")
+	}
+	latestStart, earliestEnd := starts[0], ends[0]
+	for i := range starts {
+		latestStart, earliestEnd = max(latestStart, starts[i]), min(earliestEnd, ends[i])
+	}
+	if latestStart >= earliestEnd {
+		t.Fatal("the four runs did not overlap: calls were served one after another")
 	}
 }
 

@@ -33,6 +33,7 @@ type Limits struct {
 	AnswerWithin   time.Duration
 	MemoryMB       int
 	Level          runner.Level
+	Enforced       string // what the OS sandbox enforces, in a few words; "" when nothing is
 }
 
 // Options are the server's parts, passed in by the composition root.
@@ -70,7 +71,7 @@ func New(o Options) *Server {
 		limits:        o.Limits,
 		space:         o.Workspace,
 		execs:         newExecutions(),
-		progressEvery: 2 * time.Second,
+		progressEvery: time.Second,
 	}
 	lim := o.Limits()
 	s.mcp.AddTool(RunPythonTool(lim, o.Python), s.runPython)
@@ -85,15 +86,20 @@ func RunPythonTool(lim Limits, py runner.Interpreter) mcpgo.Tool {
 	if version == "" {
 		version = "3 (the version is decided when PyGate's setup has run)"
 	}
+	safety := fmt.Sprintf("Sandbox: %s (%s). Memory limit: %d MB. Network access is off unless you set network: true, which asks the person for internet access for that one run.",
+		lim.Level, lim.Enforced, lim.MemoryMB)
+	if lim.Enforced == "" {
+		safety = "Sandbox: none in this version of PyGate. Approved code runs with the user's own permissions, network access included, and memory is not limited; the person's approval of each run is the safeguard, so say plainly what code will do."
+	}
 	desc := fmt.Sprintf(`Run Python code on the user's own computer and get back its stdout, stderr, the value of the last expression, any exception with its traceback, matplotlib figures as images, and the files it created or changed.
 
 Where the code runs: CPython %s, started fresh for each call, in a persistent workspace folder (the working directory) that keeps files between calls, so a file written in one call can be read in the next. Variables do not persist between calls.
 The person sees every piece of code before it runs and approves or denies it; a denial comes back with their reason, if they gave one. They may also edit the code; the answer then shows the code that ran.
-Sandbox level: %s. Memory limit: %d MB. Time limit: %d seconds by default, up to %d seconds with timeout_seconds. There is no keyboard input: input() gets end-of-file at once.
-Network access is off unless you set network: true, which asks the person for internet access for that one run.
+%s
+Time limit: %d seconds by default, up to %d seconds with timeout_seconds. There is no keyboard input: input() gets end-of-file at once.
 Packages: list PyPI requirements in packages (for example ["pandas", "matplotlib>=3.8"]); they are installed (wheels only) before the run. Only the standard library is available otherwise.
 Answers: if the person has not approved yet or the code is still running after %d seconds, the answer has status pending and an execution_id; call get_result with it to wait for the result. Long output is cut in the middle, and the answer says so.`,
-		version, lim.Level, lim.MemoryMB, int(lim.DefaultTimeout/time.Second), int(lim.MaxTimeout/time.Second), int(lim.AnswerWithin/time.Second))
+		version, safety, int(lim.DefaultTimeout/time.Second), int(lim.MaxTimeout/time.Second), int(lim.AnswerWithin/time.Second))
 	return mcpgo.NewTool("run_python",
 		mcpgo.WithDescription(desc),
 		mcpgo.WithTitleAnnotation("Run Python"),
