@@ -21,7 +21,7 @@ DEBIAN_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev libxkbcommon-dev xvfb
 help:
 	@echo "make run     build PyGate, check this computer, and print the Claude Desktop entry"
 	@echo "make test    install what the tests need, then run every test"
-	@echo "make bench   measure the round trip of a tiny execution against a bare Python start"
+	@echo "make bench   measure a tiny execution against a bare Python start, and the sandbox's cost"
 	@echo "make cross   the Windows cross-build and the darwin/windows vet"
 
 build:
@@ -98,6 +98,7 @@ node-test: build
 
 bench: deps-uv build
 	go run ./bench/roundtrip -pygate $(PYGATE)
+	go test ./runner -run '^$$' -bench SandboxOverhead -benchtime 40x
 
 # Cross-platform checks: the Windows binary, and vet of the Fyne-free
 # packages for darwin and windows.

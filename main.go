@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/pygate/pygate/app"
+	"github.com/pygate/pygate/runner"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -51,7 +52,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h":
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "tray", "setup", "uninstall", "autostart", "sandbox-exec":
+	case "sandbox-exec":
+		return runner.SandboxExec(args)
+	case "tray", "setup", "uninstall", "autostart":
 		fmt.Fprintf(stderr, "\"pygate %s\" is not available yet in this version of PyGate. For now, run \"pygate mcp\" from your MCP client and \"pygate doctor\" to check your computer.\n", cmd)
 		return 2
 	default:

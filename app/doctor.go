@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -65,10 +66,53 @@ func Doctor(ctx context.Context, p Paths) []Check {
 	default:
 		checks = append(checks, Check{Name: "Python", OK: true, Detail: fmt.Sprintf("Python %s at %s", py.Version, py.Path)})
 	}
-	checks = append(checks, Check{Name: "Sandbox", OK: true, Warning: true,
-		Detail: "not available in this version: approved code runs with your permissions, with time limits and process-tree cleanup only",
-		Hint:   "Keep approval on \"ask\" and read code before allowing it."})
+	for _, l := range runner.SandboxLayers() {
+		c := Check{Name: "Sandbox: " + l.Name, OK: l.Available || !l.Required, Warning: !l.Available && !l.Required, Detail: l.Detail}
+		if !l.Available {
+			c.Hint = "Without it PyGate refuses to run code at the standard and strict levels."
+			if !l.Required {
+				c.Hint = "PyGate uses the next best protection; the sandbox field of each result says what was enforced."
+			}
+		}
+		checks = append(checks, c)
+	}
+	if err == nil {
+		pythons.Pin(py)
+		checks = append(checks, probeSandbox(ctx, p, pythons, loaded.Settings))
+	}
 	return checks
+}
+
+// probeSandbox runs a tiny piece of code at the configured level, exactly
+// as an execution would, and reports what the sandbox enforced.
+func probeSandbox(ctx context.Context, p Paths, pythons *runner.Pythons, s Settings) Check {
+	c := Check{Name: "Sandbox test run"}
+	ws, err := os.MkdirTemp(p.Runs(), "doctor-workspace-")
+	if err != nil {
+		c.Detail, c.Hint = plainError(err), "Check that PyGate's home folder is writable."
+		return c
+	}
+	defer os.RemoveAll(ws)
+	id := filepath.Base(ws) + "-run"
+	defer os.RemoveAll(filepath.Join(p.Runs(), id))
+	home, _ := os.UserHomeDir()
+	r := runner.New(runner.Config{RunsDir: p.Runs(), CacheDir: p.Cache(), Pythons: pythons, UserHome: home,
+		Secrets: runner.Secrets(runtime.GOOS, home, p.Run())})
+	res, err := r.Run(ctx, runner.Spec{ID: id, Code: "6 * 7", Timeout: 30 * time.Second, Workspace: ws,
+		Level: s.Sandbox, MemoryMB: s.MemoryMB, AllowedImports: s.AllowedImports}, nil)
+	switch {
+	case err != nil:
+		c.Detail, c.Hint = plainError(err), "Until this is fixed, PyGate refuses to run code at this sandbox level."
+	case res.Status != runner.StatusOK || res.Value == nil || *res.Value != "42":
+		c.Detail = fmt.Sprintf("a test run ended with status %s", res.Status)
+		if res.Error != nil {
+			c.Detail += ": " + res.Error.Type + ": " + res.Error.Message
+		}
+		c.Hint = "Run `pygate doctor` again; if it stays, report it with PyGate's log."
+	default:
+		c.OK, c.Detail = true, "a test run worked in "+res.Sandbox
+	}
+	return c
 }
 
 func describeSettingsFile(path string) string {

@@ -37,6 +37,7 @@ func (p Paths) Runs() string       { return filepath.Join(p.Home, "runs") }
 func (p Paths) UV() string         { return filepath.Join(p.Home, "uv") }
 func (p Paths) Run() string        { return filepath.Join(p.Home, "run") }
 func (p Paths) Logs() string       { return filepath.Join(p.Home, "logs") }
+func (p Paths) Cache() string      { return filepath.Join(p.Home, "cache") }
 
 // Workspace is the working folder of one MCP client's executions.
 func (p Paths) Workspace(client string) string {

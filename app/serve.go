@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/pygate/pygate/approval"
@@ -48,7 +49,14 @@ func NewCore(ctx context.Context, p Paths, version string) (*Core, error) {
 	if err != nil {
 		slog.Warn("no Python found yet", "err", err)
 	}
-	run := runner.New(p.Runs(), pythons)
+	home, _ := os.UserHomeDir()
+	run := runner.New(runner.Config{
+		RunsDir:  p.Runs(),
+		CacheDir: p.Cache(),
+		Pythons:  pythons,
+		UserHome: home,
+		Secrets:  runner.Secrets(runtime.GOOS, home, p.Run()),
+	})
 	broker := approval.NewBroker(
 		func() approval.Policy { return s.Approval },
 		func() time.Duration { return time.Duration(s.ApprovalTimeoutSeconds) * time.Second },
@@ -59,6 +67,7 @@ func NewCore(ctx context.Context, p Paths, version string) (*Core, error) {
 		AnswerWithin:   time.Duration(s.AnswerWithinSeconds) * time.Second,
 		MemoryMB:       s.MemoryMB,
 		Level:          s.Sandbox,
+		AllowedImports: s.AllowedImports,
 	}
 	srv := mcp.New(mcp.Options{
 		Version:   version,

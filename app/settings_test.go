@@ -12,6 +12,15 @@ import (
 	"github.com/pygate/pygate/runner"
 )
 
+// TestMain lets the test binary serve as the sandbox launcher for the
+// doctor's test run, the way pygate re-runs itself as `pygate sandbox-exec`.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
+		os.Exit(runner.SandboxExec(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
 func TestDefaultsWhenNoFile(t *testing.T) {
 	l := LoadSettings(filepath.Join(t.TempDir(), "settings.json"))
 	if l.Broken || len(l.Problems) > 0 {
@@ -160,6 +169,12 @@ func TestDoctor(t *testing.T) {
 	}
 	if !byName["Python"].OK || !strings.Contains(byName["Python"].Detail, "Python 3.") {
 		t.Fatalf("python check %+v", byName["Python"])
+	}
+	if probe := byName["Sandbox test run"]; !probe.OK || !strings.Contains(probe.Detail, "standard (Landlock") {
+		t.Fatalf("sandbox probe %+v", probe)
+	}
+	if ll := byName["Sandbox: Landlock"]; !ll.OK || !strings.Contains(ll.Detail, "ABI v") {
+		t.Fatalf("landlock check %+v", ll)
 	}
 	var out strings.Builder
 	if !PrintChecks(&out, checks) || !strings.Contains(out.String(), "[FAIL] Settings") || !strings.Contains(out.String(), "-> Open") {

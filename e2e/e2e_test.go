@@ -10,10 +10,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -23,6 +23,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/pygate/pygate/internal/proctest"
 )
 
 var binary string
@@ -165,24 +167,12 @@ func toAnswer(t *testing.T, res *mcpgo.CallToolResult) answer {
 	return a
 }
 
-func alive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
-	f := strings.Fields(rest)
-	return len(f) > 0 && f[0] != "Z"
-}
-
-func waitGone(t *testing.T, pid int, what string) {
+// waitGone fails the test if a process whose command line holds marker is
+// still alive after a few seconds.
+func waitGone(t *testing.T, marker, what string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s (pid %d) is still alive", what, pid)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if left := proctest.WaitGone(marker, 5*time.Second); len(left) > 0 {
+		t.Fatalf("%s (pids %v) is still alive", what, left)
 	}
 }
 
@@ -277,12 +267,11 @@ func TestFloodOfOutputIsCut(t *testing.T) {
 
 func TestBackgroundProcessIsGoneAfterTheCall(t *testing.T) {
 	s := start(t, newHome(t, nil))
-	a := s.call(t, "run_python", map[string]any{"code": "import subprocess\nsubprocess.Popen(['sleep', '300']).pid"})
-	pid, err := strconv.Atoi(fmt.Sprint(a.sc["value"]))
-	if err != nil {
+	a := s.call(t, "run_python", map[string]any{"code": "import subprocess\nsubprocess.Popen(['sleep', '3002'])\n'started'"})
+	if a.sc["value"] != "'started'" {
 		t.Fatalf("%s", a.text)
 	}
-	waitGone(t, pid, "sleep 300 started by the code")
+	waitGone(t, "sleep\x003002", "sleep 3002 started by the code")
 }
 
 func TestFourConcurrentCalls(t *testing.T) {
@@ -378,31 +367,19 @@ func TestProgressWhileWaiting(t *testing.T) {
 func TestCancellationKillsTheRun(t *testing.T) {
 	home := newHome(t, nil)
 	s := start(t, home)
-	pidFile := filepath.Join(home, "workspaces", "e2e-client", "pid")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		deadline := time.Now().Add(30 * time.Second)
-		for time.Now().Before(deadline) {
-			if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		proctest.WaitFound("sleep\x003003", 30*time.Second)
 		cancel()
 	}()
 	req := mcpgo.CallToolRequest{}
 	req.Params.Name = "run_python"
-	req.Params.Arguments = map[string]any{"code": "import os, time\nopen('pid', 'w').write(f'{os.getpid()}\\n')\ntime.sleep(120)"}
-	_, err := s.c.CallTool(ctx, req)
-	if err == nil {
+	req.Params.Arguments = map[string]any{"code": "import subprocess\nsubprocess.run(['sleep', '3003'])"}
+	if _, err := s.c.CallTool(ctx, req); err == nil {
 		t.Fatal("the call was not cancelled")
 	}
-	b, _ := os.ReadFile(pidFile)
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	if pid == 0 {
-		t.Fatal("no pid written")
-	}
-	waitGone(t, pid, "the cancelled run's Python")
+	waitGone(t, filepath.Join(home, "runs"), "the cancelled run's Python")
+	waitGone(t, "sleep\x003003", "the cancelled run's sleep")
 	// The server carries on.
 	if a := s.call(t, "run_python", map[string]any{"code": "'still here'"}); a.sc["value"] != "'still here'" {
 		t.Fatalf("%s", a.text)
@@ -524,41 +501,74 @@ func TestParseErrorThenCarryOn(t *testing.T) {
 }
 
 func TestKillingTheServerLeavesNoPython(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+	for i, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			home := newHome(t, nil)
 			cmd, in, sc := rawServer(t, home)
 			io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n")
 			readJSON(t, sc)
 			io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-			code := `import os, subprocess, time\nchild = subprocess.Popen(['sleep', '300'])\nopen('pids', 'w').write(f'{os.getpid()} {child.pid}\\n')\ntime.sleep(300)`
+			sleeper := fmt.Sprintf("sleep\x00%d", 3010+i)
+			code := fmt.Sprintf(`import subprocess, time\nsubprocess.Popen(['sleep', '%d'])\ntime.sleep(300)`, 3010+i)
 			io.WriteString(in, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_python","arguments":{"code":"`+code+`"}}}`+"\n")
-			pidFile := filepath.Join(home, "workspaces", "raw", "pids")
-			var pids []int
-			deadline := time.Now().Add(30 * time.Second)
-			for len(pids) < 2 {
-				if time.Now().After(deadline) {
-					t.Fatal("the run never started")
-				}
-				if b, err := os.ReadFile(pidFile); err == nil && strings.HasSuffix(string(b), "\n") {
-					for _, f := range strings.Fields(string(b)) {
-						n, _ := strconv.Atoi(f)
-						pids = append(pids, n)
-					}
-				}
-				time.Sleep(20 * time.Millisecond)
+			if len(proctest.WaitFound(sleeper, 30*time.Second)) == 0 {
+				t.Fatal("the run never started")
 			}
 			cmd.Process.Signal(sig)
 			cmd.Wait()
-			waitGone(t, pids[0], "Python")
-			if sig == syscall.SIGTERM {
-				waitGone(t, pids[1], "the process Python started")
-			} else {
-				// A server killed outright cannot reach Python's own children:
-				// Python dies with it (parent-death signal), its children are
-				// left to the OS. Tidy up here.
-				syscall.Kill(pids[1], syscall.SIGKILL)
-			}
+			// Python runs in a PID namespace of its own: when it dies, so
+			// does everything it started, even if PyGate was killed outright.
+			waitGone(t, filepath.Join(home, "runs"), "Python")
+			waitGone(t, sleeper, "the process Python started")
 		})
+	}
+}
+
+func TestSandboxThroughMCP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("pong"))
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	code := fmt.Sprintf("import socket\ns = socket.create_connection(('127.0.0.1', %d), timeout=3)\ns.recv(4)", port)
+
+	s := start(t, newHome(t, nil))
+	a := s.call(t, "run_python", map[string]any{"code": code})
+	if a.sc["status"] != "error" || !strings.Contains(a.text, "network: true") || !strings.Contains(fmt.Sprint(a.sc["sandbox"]), "network namespace") {
+		t.Fatalf("without network:\n%s", a.text)
+	}
+	a = s.call(t, "run_python", map[string]any{"code": code, "network": true})
+	if a.sc["status"] != "ok" || a.sc["value"] != "b'pong'" || !strings.Contains(a.text, "network allowed for this run") {
+		t.Fatalf("with network under allow-all:\n%s", a.text)
+	}
+
+	strict := start(t, newHome(t, map[string]any{"sandbox": "strict"}))
+	a = strict.call(t, "run_python", map[string]any{"code": "import os"})
+	if a.sc["status"] != "error" || !strings.Contains(a.text, "Importing 'os' is not allowed at PyGate's strict sandbox level") || !strings.Contains(a.text, "statistics") {
+		t.Fatalf("strict:\n%s", a.text)
+	}
+	a = strict.call(t, "run_python", map[string]any{"code": "import math, statistics\nstatistics.median([3, 1, 2])"})
+	if a.sc["status"] != "ok" || a.sc["value"] != "2" {
+		t.Fatalf("strict allowed imports:\n%s", a.text)
+	}
+	tools, err := strict.c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name == "run_python" && !strings.Contains(tool.Description, "Sandbox: strict") {
+			t.Fatalf("the description does not tell the truth about the level:\n%s", tool.Description)
+		}
 	}
 }

@@ -46,6 +46,16 @@ type execution struct {
 	finished time.Time
 }
 
+// sandbox is what the run's sandbox enforced, or "" if it never ran.
+func (e *execution) sandbox() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.result == nil {
+		return ""
+	}
+	return e.result.Sandbox
+}
+
 func (e *execution) state() phase {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -132,7 +142,7 @@ func (s *Server) start(req approval.Request, spec runner.Spec) *execution {
 		e.mu.Unlock()
 		s.record(journal.Event{
 			Kind: journal.Finished, Execution: e.id, Client: req.Client.Name,
-			Status: string(e.status()), Result: s.journalResult(e),
+			Status: string(e.status()), Sandbox: e.sandbox(), Result: s.journalResult(e),
 		})
 	}()
 	return e
@@ -162,9 +172,10 @@ func (s *Server) execute(ctx context.Context, e *execution, spec runner.Spec) {
 		return
 	}
 	spec.Code = d.Code
+	spec.Network = d.Network
 	e.setPhase(phaseRunning)
-	res, err := s.runner.Run(ctx, spec, func(py runner.Interpreter) {
-		s.record(journal.Event{Kind: journal.Started, Execution: e.id, Client: e.client.Name, Python: py.Version, Sandbox: "none"})
+	res, err := s.runner.Run(ctx, spec, func(py runner.Interpreter, sandbox string) {
+		s.record(journal.Event{Kind: journal.Started, Execution: e.id, Client: e.client.Name, Python: py.Version, Sandbox: sandbox})
 	})
 	e.mu.Lock()
 	e.result, e.setupErr = res, err

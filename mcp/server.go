@@ -33,7 +33,7 @@ type Limits struct {
 	AnswerWithin   time.Duration
 	MemoryMB       int
 	Level          runner.Level
-	Enforced       string // what the OS sandbox enforces, in a few words; "" when nothing is
+	AllowedImports []string
 }
 
 // Options are the server's parts, passed in by the composition root.
@@ -86,11 +86,7 @@ func RunPythonTool(lim Limits, py runner.Interpreter) mcpgo.Tool {
 	if version == "" {
 		version = "3 (the version is decided when PyGate's setup has run)"
 	}
-	safety := fmt.Sprintf("Sandbox: %s (%s). Memory limit: %d MB. Network access is off unless you set network: true, which asks the person for internet access for that one run.",
-		lim.Level, lim.Enforced, lim.MemoryMB)
-	if lim.Enforced == "" {
-		safety = "Sandbox: none in this version of PyGate. Approved code runs with the user's own permissions, network access included, and memory is not limited; the person's approval of each run is the safeguard, so say plainly what code will do."
-	}
+	safety := runner.Promise(lim.Level, lim.MemoryMB, lim.AllowedImports)
 	desc := fmt.Sprintf(`Run Python code on the user's own computer and get back its stdout, stderr, the value of the last expression, any exception with its traceback, matplotlib figures as images, and the files it created or changed.
 
 Where the code runs: CPython %s, started fresh for each call, in a persistent workspace folder (the working directory) that keeps files between calls, so a file written in one call can be read in the next. Variables do not persist between calls.
@@ -262,13 +258,14 @@ func (s *Server) runPython(ctx context.Context, req mcpgo.CallToolRequest) (*mcp
 		Level:    string(lim.Level),
 	}
 	spec := runner.Spec{
-		ID:        newID(),
-		Code:      args.Code,
-		Packages:  args.Packages,
-		Timeout:   args.Timeout,
-		Workspace: s.space(client.Name),
-		Level:     lim.Level,
-		MemoryMB:  lim.MemoryMB,
+		ID:             newID(),
+		Code:           args.Code,
+		Packages:       args.Packages,
+		Timeout:        args.Timeout,
+		Workspace:      s.space(client.Name),
+		Level:          lim.Level,
+		MemoryMB:       lim.MemoryMB,
+		AllowedImports: lim.AllowedImports,
 	}
 	e := s.start(r, spec)
 	return s.await(ctx, req, e, lim.AnswerWithin), nil

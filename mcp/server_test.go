@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,15 @@ var machinePython = sync.OnceValue(func() string {
 	return strings.TrimSpace(string(out))
 })
 
+// TestMain lets the test binary serve as the sandbox launcher, the way the
+// pygate binary re-runs itself as `pygate sandbox-exec`.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
+		os.Exit(runner.SandboxExec(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
 func newTestServer(t *testing.T, policy approval.Policy, answerWithin time.Duration) (*Server, *journal.Store) {
 	t.Helper()
 	home := t.TempDir()
@@ -39,7 +49,11 @@ func newTestServer(t *testing.T, policy approval.Policy, answerWithin time.Durat
 	lim := Limits{DefaultTimeout: 30 * time.Second, MaxTimeout: 600 * time.Second, AnswerWithin: answerWithin, MemoryMB: 2048, Level: runner.Standard}
 	s := New(Options{
 		Version: "test",
-		Runner:  runner.New(filepath.Join(home, "runs"), runner.NewPythons(filepath.Join(home, "uv"), uv, machinePython)),
+		Runner: runner.New(runner.Config{
+			RunsDir:  filepath.Join(home, "runs"),
+			Pythons:  runner.NewPythons(filepath.Join(home, "uv"), uv, machinePython),
+			UserHome: filepath.Join(home, "user"),
+		}),
 		Broker:  approval.NewBroker(func() approval.Policy { return policy }, func() time.Duration { return time.Minute }, nil),
 		Journal: store,
 		Limits:  func() Limits { return lim },

@@ -1,6 +1,6 @@
 """PyGate's bootstrap: runs one approved main.py and writes result.json beside it.
 
-Usage: python -I -X utf8 bootstrap.py <run folder>/main.py
+Usage: python -I -X utf8 bootstrap.py <run folder>/main.py [--allowed-imports=a,b,c]
 
 It runs the code as __main__ in the working directory (the workspace), returns
 the repr of a final expression, trims tracebacks to the person's code, saves
@@ -73,6 +73,30 @@ def save_figures(run_dir):
     return names, None
 
 
+def install_import_guard(user_globals, allowed):
+    """The strict level's import allow-list: a second layer for the code's
+    own imports, never a boundary (the OS sandbox is the boundary)."""
+    import builtins
+
+    real_import = builtins.__import__
+    allowed = frozenset(allowed)
+    listing = ", ".join(sorted(allowed))
+
+    def guarded(name, globals=None, locals=None, fromlist=(), level=0):
+        caller = sys._getframe(1).f_globals
+        if level == 0 and caller is user_globals:
+            top = name.partition(".")[0]
+            if top not in allowed:
+                raise ImportError(
+                    f"Importing {top!r} is not allowed at PyGate's strict sandbox level. "
+                    f"Allowed modules: {listing}.",
+                    name=top,
+                )
+        return real_import(name, globals, locals, fromlist, level)
+
+    builtins.__import__ = guarded
+
+
 def start_flusher():
     """Flush output regularly so what was printed survives a timeout kill."""
 
@@ -90,6 +114,10 @@ def start_flusher():
 
 def main():
     main_path = os.path.abspath(sys.argv[1])
+    allowed_imports = None
+    for arg in sys.argv[2:]:
+        if arg.startswith("--allowed-imports="):
+            allowed_imports = [m for m in arg.split("=", 1)[1].split(",") if m]
     run_dir = os.path.dirname(main_path)
     with open(main_path, encoding="utf-8") as f:
         code = strip_header(f.read())
@@ -104,6 +132,8 @@ def main():
 
     result = {"value": None, "error": None, "figures": [], "exit_code": 0}
     start_flusher()
+    if allowed_imports is not None:
+        install_import_guard(module.__dict__, allowed_imports)
     try:
         tree = ast.parse(code, filename=DISPLAY_NAME)
         last = None

@@ -5,6 +5,7 @@ package runner
 import (
 	"errors"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -18,7 +19,24 @@ func hideWindow(*exec.Cmd) {}
 
 // tree is a started process and everything it spawns, as one process group.
 type tree struct {
-	cmd *exec.Cmd
+	cmd       *exec.Cmd
+	onRelease []func()
+
+	mu        sync.Mutex
+	killedFor string // why a watchdog ended the tree, if one did
+}
+
+func (t *tree) setKilledFor(why string) {
+	t.mu.Lock()
+	t.killedFor = why
+	t.mu.Unlock()
+}
+
+// stoppedBecause says why a watchdog ended the tree, or "".
+func (t *tree) stoppedBecause() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.killedFor
 }
 
 // startTree starts cmd as the leader of a new process group (and, where the
@@ -54,7 +72,15 @@ func (t *tree) stop(grace time.Duration, exited <-chan struct{}) {
 func (t *tree) kill() { _ = t.signal(syscall.SIGKILL) }
 
 // release frees OS resources held for the tree.
-func (t *tree) release() {}
+func (t *tree) release() {
+	for _, f := range t.onRelease {
+		f()
+	}
+}
 
 // homeEnv names the person's home for Python.
 func homeEnv(home string) []string { return []string{"HOME=" + home} }
+
+// failure reports a launcher that gave up after starting; on Unix that is
+// known before Python starts, so there is nothing to report here.
+func (t *tree) failure() error { return nil }

@@ -31,9 +31,14 @@ func hideWindow(cmd *exec.Cmd) {
 // the job before starting Python) exists, the process is assigned right
 // after it starts.
 type tree struct {
-	cmd *exec.Cmd
-	job windows.Handle
+	cmd        *exec.Cmd
+	job        windows.Handle
+	statusFile string // the sandbox launcher's report, when there is one
 }
+
+// stoppedBecause says why a watchdog ended the tree; Windows' job limits
+// need no watchdog.
+func (t *tree) stoppedBecause() string { return "" }
 
 func startTree(cmd *exec.Cmd) (*tree, error) {
 	job, err := windows.CreateJobObject(nil, nil)
@@ -82,4 +87,13 @@ func homeEnv(home string) []string {
 		}
 	}
 	return env
+}
+
+// failure reports why the sandbox launcher gave up, read from its status
+// file once it has ended.
+func (t *tree) failure() error {
+	if t.statusFile == "" {
+		return nil
+	}
+	return launcherFailure(t.statusFile)
 }

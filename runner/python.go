@@ -32,16 +32,17 @@ type Pythons struct {
 	uv      string        // absolute path of uv, or "" when none was found
 	version func() string // the python_version setting
 
-	mu   sync.Mutex
-	base *Interpreter
-	ver  string // python_version the base was resolved for
-	envs map[string]string
+	mu    sync.Mutex
+	base  *Interpreter
+	ver   string // python_version the base was resolved for
+	envs  map[string]string
+	roots map[string][]string
 }
 
 // NewPythons returns a resolver using uv (absolute path, may be "") with its
 // cache and managed Pythons under uvDir.
 func NewPythons(uvDir, uv string, version func() string) *Pythons {
-	return &Pythons{uvDir: uvDir, uv: uv, version: version, envs: map[string]string{}}
+	return &Pythons{uvDir: uvDir, uv: uv, version: version, envs: map[string]string{}, roots: map[string][]string{}}
 }
 
 // UV returns the uv in use, or "".
@@ -143,6 +144,14 @@ func (p *Pythons) Peek(ctx context.Context) (Interpreter, error) {
 	}
 	p.mu.Unlock()
 	return p.resolveBase(ctx, want, false)
+}
+
+// Pin makes in the base interpreter, so nothing is installed on its behalf
+// (the doctor's test run uses what it found).
+func (p *Pythons) Pin(in Interpreter) {
+	p.mu.Lock()
+	p.base, p.ver = &in, p.version()
+	p.mu.Unlock()
 }
 
 func (p *Pythons) resolveBase(ctx context.Context, want string, install bool) (Interpreter, error) {

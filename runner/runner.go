@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -47,13 +48,16 @@ const (
 
 // Spec is one execution to run.
 type Spec struct {
-	ID        string // also the run folder's name
-	Code      string
-	Packages  []string
-	Timeout   time.Duration
-	Workspace string // working directory; created if missing
-	Level     Level
-	MemoryMB  int
+	ID             string // also the run folder's name
+	Code           string
+	Packages       []string
+	Timeout        time.Duration
+	Workspace      string // working directory; created if missing
+	Level          Level
+	Network        bool // the person allowed internet access for this run
+	MemoryMB       int
+	FileMB         int      // largest file the code may write; DefaultFileMB when 0
+	AllowedImports []string // strict level only
 }
 
 // PyError is the exception the code ended with.
@@ -92,30 +96,51 @@ type Result struct {
 	Notes    []string // plain sentences about anything unusual (a figure that failed, a file list cut short)
 }
 
-// Runner runs executions. It is safe for concurrent use.
-type Runner struct {
-	runsDir string
-	pythons *Pythons
-	env     func(spec Spec, runDir string) []string
+// Config is what a Runner needs from the rest of PyGate.
+type Config struct {
+	RunsDir  string   // run folders go here
+	CacheDir string   // a writable cache shared by runs (matplotlib's font cache)
+	Pythons  *Pythons // resolves interpreters
+	Launcher string   // the pygate executable, re-run as `pygate sandbox-exec`
+	UserHome string   // the person's home folder, HOME for Python
+	Secrets  []string // never readable at the standard level
 }
 
-// New returns a runner that keeps run folders under runsDir and resolves
-// interpreters with pythons.
-func New(runsDir string, pythons *Pythons) *Runner {
-	return &Runner{runsDir: runsDir, pythons: pythons, env: minimalEnv}
+// Runner runs executions. It is safe for concurrent use.
+type Runner struct {
+	Config
+}
+
+// New returns a runner. Missing Launcher and UserHome are filled in with
+// this executable and the current user's home.
+func New(c Config) *Runner {
+	if c.Launcher == "" {
+		c.Launcher, _ = os.Executable()
+	}
+	if c.UserHome == "" {
+		c.UserHome, _ = os.UserHomeDir()
+	}
+	if c.CacheDir == "" {
+		c.CacheDir = filepath.Join(filepath.Dir(c.RunsDir), "cache")
+	}
+	return &Runner{Config: c}
 }
 
 // Pythons returns the runner's interpreter resolver.
-func (r *Runner) Pythons() *Pythons { return r.pythons }
+func (r *Runner) Python() *Pythons { return r.Config.Pythons }
 
-// Run executes spec. onStart, if set, is called once Python has started. A
+// Run executes spec. onStart, if set, is called once Python has started,
+// with what the sandbox enforces. A
 // returned error means the code never ran (the interpreter or packages could
 // not be prepared); it may be a *SetupError with plain words for people.
-func (r *Runner) Run(ctx context.Context, spec Spec, onStart func(Interpreter)) (*Result, error) {
+func (r *Runner) Run(ctx context.Context, spec Spec, onStart func(py Interpreter, sandbox string)) (*Result, error) {
+	if spec.Level == "" {
+		spec.Level = Standard
+	}
 	if err := CheckPackages(spec.Packages); err != nil {
 		return nil, &SetupError{Problem: "PyGate did not run this code: " + err.Error() + ".", Hint: "Fix the packages list and try again.", Err: err}
 	}
-	runDir := filepath.Join(r.runsDir, spec.ID)
+	runDir := filepath.Join(r.RunsDir, spec.ID)
 	if err := os.MkdirAll(filepath.Join(runDir, "tmp"), 0o700); err != nil {
 		return nil, fmt.Errorf("create run folder: %w", err)
 	}
@@ -131,7 +156,7 @@ func (r *Runner) Run(ctx context.Context, spec Spec, onStart func(Interpreter)) 
 		return nil, fmt.Errorf("write bootstrap.py: %w", err)
 	}
 
-	py, err := r.pythons.ForPackages(ctx, spec.Packages)
+	py, err := r.Config.Pythons.ForPackages(ctx, spec.Packages)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &Result{Status: StatusCancelled, RunDir: runDir}, nil
@@ -152,24 +177,22 @@ func (r *Runner) Run(ctx context.Context, spec Spec, onStart func(Interpreter)) 
 	return res, nil
 }
 
-// minimalEnv is all Python gets: a home, a private temp folder, UTF-8 and a
-// non-interactive matplotlib.
-func minimalEnv(spec Spec, runDir string) []string {
-	home, _ := os.UserHomeDir()
+// env is all Python gets: a home, a private temp folder, UTF-8 and a
+// non-interactive matplotlib with a cache that persists.
+func (r *Runner) env(runDir string) []string {
 	tmp := filepath.Join(runDir, "tmp")
 	env := []string{
 		"PATH=" + os.Getenv("PATH"),
 		"TMPDIR=" + tmp, "TMP=" + tmp, "TEMP=" + tmp,
 		"PYTHONIOENCODING=utf-8",
 		"MPLBACKEND=Agg",
-		"MPLCONFIGDIR=" + filepath.Join(runDir, "tmp", "matplotlib"),
+		"MPLCONFIGDIR=" + filepath.Join(r.CacheDir, "matplotlib"),
 		"LANG=C.UTF-8",
 	}
-	env = append(env, homeEnv(home)...)
-	return env
+	return append(env, homeEnv(r.UserHome)...)
 }
 
-func (r *Runner) execute(ctx context.Context, spec Spec, py Interpreter, runDir, mainPy, boot string, onStart func(Interpreter)) (*Result, error) {
+func (r *Runner) execute(ctx context.Context, spec Spec, py Interpreter, runDir, mainPy, boot string, onStart func(py Interpreter, sandbox string)) (*Result, error) {
 	stdout, err := newCapture(filepath.Join(runDir, "stdout.txt"))
 	if err != nil {
 		return nil, err
@@ -190,14 +213,12 @@ func (r *Runner) execute(ctx context.Context, spec Spec, py Interpreter, runDir,
 		return nil, fmt.Errorf("create pipe: %w", err)
 	}
 
-	cmd := exec.Command(py.Path, "-I", "-X", "utf8", boot, mainPy)
-	cmd.Dir = spec.Workspace
-	cmd.Env = r.env(spec, runDir)
-	cmd.Stdin = nil // the null device: input() sees EOF at once
-	cmd.Stdout, cmd.Stderr = outW, errW
-
+	argv := []string{py.Path, "-I", "-X", "utf8", boot, mainPy}
+	if spec.Level == Strict {
+		argv = append(argv, "--allowed-imports="+strings.Join(spec.AllowedImports, ","))
+	}
 	start := time.Now()
-	t, err := startTree(cmd)
+	t, enforced, err := r.start(spec, py, argv, runDir, outW, errW)
 	outW.Close()
 	errW.Close()
 	if err != nil {
@@ -205,11 +226,12 @@ func (r *Runner) execute(ctx context.Context, spec Spec, py Interpreter, runDir,
 		errR.Close()
 		stdout.finish()
 		stderr.finish()
-		return nil, fmt.Errorf("start python: %w", err)
+		return nil, err
 	}
+	cmd := t.cmd
 	defer t.release()
 	if onStart != nil {
-		onStart(py)
+		onStart(py, enforced)
 	}
 
 	var readers sync.WaitGroup
@@ -245,6 +267,14 @@ func (r *Runner) execute(ctx context.Context, spec Spec, py Interpreter, runDir,
 	duration := time.Since(start)
 	// Whatever the code left running in the background goes too.
 	t.kill()
+	if err := t.failure(); err != nil {
+		outR.Close()
+		errR.Close()
+		readers.Wait()
+		stdout.finish()
+		stderr.finish()
+		return nil, refusal(spec.Level, err)
+	}
 	if !waitReaders(&readers, 2*time.Second) {
 		// Something outside the group still holds the pipes: stop reading.
 		outR.Close()
@@ -261,10 +291,15 @@ func (r *Runner) execute(ctx context.Context, spec Spec, py Interpreter, runDir,
 		Stderr:   stderr.finish(),
 		Duration: duration,
 		Python:   py,
-		Sandbox:  "none (not available yet)",
+		Sandbox:  enforced,
 		RunDir:   runDir,
 	}
 	r.collect(res, runDir)
+	explainLimits(res, spec)
+	if why := t.stoppedBecause(); why != "" {
+		res.Status = StatusError
+		res.Error = &PyError{Type: "ResourceLimit", Message: "PyGate stopped the code because " + why + "."}
+	}
 	return res, nil
 }
 
@@ -336,4 +371,41 @@ func (r *Runner) collect(res *Result, runDir string) {
 		res.Status = StatusError
 		res.Error = &PyError{Type: "ProcessExit", Message: "Python ended without reporting a result."}
 	}
+}
+
+// explainLimits adds a sentence when the code ran into one of the run's
+// limits, so the model can tell a limit from a bug.
+func explainLimits(res *Result, spec Spec) {
+	if res.Error == nil || spec.Level == Off {
+		return
+	}
+	memory := spec.MemoryMB
+	if memory <= 0 {
+		memory = 2048
+	}
+	switch {
+	case res.Error.Type == "MemoryError":
+		res.Notes = append(res.Notes, fmt.Sprintf("Python ran out of memory: each run may use at most %s (the memory_mb setting of PyGate).", mib(memory)))
+	case !spec.Network && looksLikeNetworkError(res.Error):
+		res.Notes = append(res.Notes, "This run had no network access. If the code needs the internet, call run_python again with network: true; the person will be asked to allow it.")
+	case strings.Contains(res.Error.Message, "File too large") || strings.Contains(res.Error.Traceback, "[Errno 27]"):
+		fileMB := spec.FileMB
+		if fileMB <= 0 {
+			fileMB = DefaultFileMB
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("A file grew past the size limit: each file a run writes may be at most %s.", mib(fileMB)))
+	case strings.Contains(res.Error.Traceback, "Resource temporarily unavailable") && strings.Contains(res.Error.Traceback, "fork"):
+		res.Notes = append(res.Notes, fmt.Sprintf("The code started too many processes: a run may have at most %d.", DefaultProcesses))
+	}
+}
+
+func looksLikeNetworkError(e *PyError) bool {
+	text := e.Type + " " + e.Message + " " + e.Traceback
+	for _, s := range []string{"Network is unreachable", "name resolution", "Name or service not known", "nodename nor servname",
+		"getaddrinfo", "NewConnectionError", "urlopen error", "Connection refused", "gaierror"} {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return e.Type == "PermissionError" && strings.Contains(e.Traceback, "socket")
 }

@@ -6,11 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pygate/pygate/internal/proctest"
 )
 
 // machinePython is the version of python3 on this machine, so tests resolve
@@ -23,6 +26,26 @@ var machinePython = sync.OnceValue(func() string {
 	return strings.TrimSpace(string(out))
 })
 
+// TestMain lets the test binary serve as the sandbox launcher, the way the
+// pygate binary re-runs itself as `pygate sandbox-exec`.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
+		launcherTestSeams()
+		os.Exit(SandboxExec(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+// testLauncher is this test binary, which TestMain turns into the launcher.
+func testLauncher(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
 func newTestRunner(t *testing.T) (*Runner, string) {
 	t.Helper()
 	home := t.TempDir()
@@ -31,7 +54,13 @@ func newTestRunner(t *testing.T) (*Runner, string) {
 	if uv == "" {
 		t.Fatal("uv is not installed: run `make test`, which installs it")
 	}
-	return New(filepath.Join(home, "runs"), NewPythons(uvDir, uv, machinePython)), filepath.Join(home, "workspaces", "test")
+	return New(Config{
+		RunsDir:  filepath.Join(home, "runs"),
+		Pythons:  NewPythons(uvDir, uv, machinePython),
+		Launcher: testLauncher(t),
+		UserHome: filepath.Join(home, "user"),
+		Secrets:  Secrets(runtime.GOOS, filepath.Join(home, "user"), filepath.Join(home, "run")),
+	}), filepath.Join(home, "workspaces", "test")
 }
 
 func run(t *testing.T, r *Runner, ws, code string, timeout time.Duration) *Result {
@@ -151,7 +180,7 @@ func TestCancelKills(t *testing.T) {
 	started := make(chan struct{})
 	go func() { <-started; time.Sleep(300 * time.Millisecond); cancel() }()
 	res, err := r.Run(ctx, Spec{ID: "cancel", Code: "import time\ntime.sleep(60)", Timeout: time.Minute, Workspace: ws},
-		func(Interpreter) { close(started) })
+		func(Interpreter, string) { close(started) })
 	if err != nil || res.Status != StatusCancelled {
 		t.Fatalf("status %v err %v", res, err)
 	}
@@ -160,29 +189,14 @@ func TestCancelKills(t *testing.T) {
 	}
 }
 
-func alive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// A zombie waiting for its parent counts as gone.
-	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
 func TestBackgroundProcessesDieWithTheRun(t *testing.T) {
 	r, ws := newTestRunner(t)
-	res := run(t, r, ws, "import subprocess\np = subprocess.Popen(['sleep', '300'])\np.pid", 30*time.Second)
+	res := run(t, r, ws, "import subprocess\np = subprocess.Popen(['sleep', '3001'])\n'started'", 30*time.Second)
 	if res.Status != StatusOK || res.Value == nil {
 		t.Fatalf("status %s error %+v", res.Status, res.Error)
 	}
-	pid, _ := strconv.Atoi(*res.Value)
-	deadline := time.Now().Add(3 * time.Second)
-	for alive(pid) && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if alive(pid) {
-		t.Fatalf("sleep %d outlived its execution", pid)
+	if left := proctest.WaitGone("sleep\x003001", 3*time.Second); len(left) > 0 {
+		t.Fatalf("sleep %v outlived its execution", left)
 	}
 }
 
@@ -258,7 +272,7 @@ func TestPackagesRefusedClearly(t *testing.T) {
 
 func TestNoUVRunsPlainCodeAndRefusesPackages(t *testing.T) {
 	home := t.TempDir()
-	r := New(filepath.Join(home, "runs"), NewPythons(filepath.Join(home, "uv"), "", machinePython))
+	r := New(Config{RunsDir: filepath.Join(home, "runs"), Pythons: NewPythons(filepath.Join(home, "uv"), "", machinePython), Launcher: testLauncher(t)})
 	ws := filepath.Join(home, "ws")
 	res := run(t, r, ws, "1+1", 30*time.Second)
 	if res.Status != StatusOK || *res.Value != "2" || res.Python.Managed {

@@ -3,7 +3,7 @@
 // small inherited environment, cwd "/".
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync, readFileSync, existsSync } from "node:fs";
+import { mkdtempSync, writeFileSync, readFileSync, readdirSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
@@ -115,30 +115,47 @@ test("concurrent calls, progress, and a pending answer picked up with get_result
   }
 });
 
+// Pids of live processes whose command line contains marker. Python runs in
+// a PID namespace of its own, so tests find processes by command line.
+function findProcesses(marker) {
+  const found = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
+      const state = readFileSync(`/proc/${name}/stat`, "utf8").split(") ")[1][0];
+      if (cmdline.includes(marker) && state !== "Z") found.push(Number(name));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
+}
+
+async function waitFor(check, ms, message) {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    assert.ok(Date.now() < deadline, message);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 test("aborting a call cancels the run", async () => {
   const home = newHome();
   const client = await connect(home);
   try {
     const controller = new AbortController();
-    const pidFile = join(home, "workspaces", "node-sdk-e2e", "pid");
+    const marker = "sleep\u00003020";
     const call = client.callTool(
-      { name: "run_python", arguments: { code: "import os, time\nopen('pid', 'w').write(str(os.getpid()))\ntime.sleep(120)" } },
+      { name: "run_python", arguments: { code: "import subprocess\nsubprocess.run(['sleep', '3020'])" } },
       undefined,
       { signal: controller.signal },
     );
-    const deadline = Date.now() + 30000;
-    while (!existsSync(pidFile) || readFileSync(pidFile, "utf8") === "") {
-      assert.ok(Date.now() < deadline, "the run never started");
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    const pid = Number(readFileSync(pidFile, "utf8"));
+    await waitFor(() => findProcesses(marker).length > 0, 30000, "the run never started");
     controller.abort();
     await assert.rejects(call);
-    const gone = Date.now() + 5000;
-    while (existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z")) {
-      assert.ok(Date.now() < gone, `Python ${pid} outlived its cancelled call`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor(() => findProcesses(marker).length === 0, 5000, "the cancelled run's sleep is still alive");
+    await waitFor(() => findProcesses(join(home, "runs")).length === 0, 5000, "the cancelled run's Python is still alive");
     const after = await client.callTool({ name: "run_python", arguments: { code: "'alive'" } });
     assert.equal(after.structuredContent.value, "'alive'");
   } finally {

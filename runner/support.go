@@ -1,0 +1,12 @@
+package runner
+
+// Layer is one protection the OS offers, as `pygate doctor` reports it.
+type Layer struct {
+	Name      string
+	Available bool
+	Detail    string
+	Required  bool // the sandbox cannot be set up without it
+}
+
+// SandboxLayers lists the protections this computer supports.
+func SandboxLayers() []Layer { return supportLayers() }
