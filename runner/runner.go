@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -134,6 +135,23 @@ func (r *Runner) Python() *Pythons { return r.Config.Pythons }
 // returned error means the code never ran (the interpreter or packages could
 // not be prepared); it may be a *SetupError with plain words for people.
 func (r *Runner) Run(ctx context.Context, spec Spec, onStart func(py Interpreter, sandbox string)) (*Result, error) {
+	res, err := r.run(ctx, spec, onStart)
+	return res, explainDisk(err)
+}
+
+// explainDisk turns a full disk into plain words; other errors pass.
+func explainDisk(err error) error {
+	if err == nil || !(errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), "not enough space on the disk")) {
+		return err
+	}
+	return &SetupError{
+		Problem: "PyGate could not run this code because the disk is full.",
+		Hint:    "Free some disk space, then try again; nothing was run.",
+		Err:     err,
+	}
+}
+
+func (r *Runner) run(ctx context.Context, spec Spec, onStart func(py Interpreter, sandbox string)) (*Result, error) {
 	if spec.Level == "" {
 		spec.Level = Standard
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -316,5 +318,17 @@ func TestCaptureRingKeepsTheEnd(t *testing.T) {
 	s := c.finish()
 	if s.Total != int64(len(all)) || string(s.Head) != string(all[:keepHead]) || string(s.Tail) != string(all[len(all)-keepTail:]) {
 		t.Fatalf("total %d head %d tail %d", s.Total, len(s.Head), len(s.Tail))
+	}
+}
+
+func TestFullDiskIsSaidPlainly(t *testing.T) {
+	err := explainDisk(fmt.Errorf("write main.py: %w", &os.PathError{Op: "write", Path: "main.py", Err: syscall.ENOSPC}))
+	se, ok := err.(*SetupError)
+	if !ok || !strings.Contains(se.Problem, "disk is full") || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("%v", err)
+	}
+	other := errors.New("something else")
+	if explainDisk(other) != other {
+		t.Fatal("other errors must pass unchanged")
 	}
 }
