@@ -58,14 +58,6 @@ type Client struct {
 	Session string
 }
 
-// Analysis is what static analysis found in the code. Clean is true only
-// when the analyser ran and flagged nothing.
-type Analysis struct {
-	Imports []string
-	Flags   []string
-	Clean   bool
-}
-
 // Request is everything a person needs to decide.
 type Request struct {
 	Client   Client

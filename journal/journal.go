@@ -52,11 +52,12 @@ type Event struct {
 	Timeout  int      `json:"timeout_seconds,omitempty"`
 
 	// Decided
-	Allowed   *bool  `json:"allowed,omitempty"`
-	Scope     string `json:"scope,omitempty"`
-	Reason    string `json:"reason,omitempty"`
-	DecidedBy string `json:"decided_by,omitempty"`
-	Edited    bool   `json:"edited,omitempty"`
+	Allowed   *bool    `json:"allowed,omitempty"`
+	Scope     string   `json:"scope,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+	DecidedBy string   `json:"decided_by,omitempty"`
+	Edited    bool     `json:"edited,omitempty"`
+	Analysis  []string `json:"analysis,omitempty"` // what static analysis flagged, as chips
 
 	// Started and Finished
 	Sandbox string `json:"sandbox,omitempty"`

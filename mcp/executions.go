@@ -149,12 +149,17 @@ func (s *Server) start(req approval.Request, spec runner.Spec) *execution {
 }
 
 func (s *Server) execute(ctx context.Context, e *execution, spec runner.Spec) {
+	if py, err := s.runner.Python().Base(ctx); err == nil {
+		e.request.Analysis = approval.Analyze(ctx, py.Path, e.request.Code)
+	} else {
+		e.request.Analysis = approval.Analysis{Problem: "no Python was found to analyse it with"}
+	}
 	d, err := s.broker.Decide(ctx, e.request)
 	allowed := err == nil && d.Allow
 	s.record(journal.Event{
 		Kind: journal.Decided, Execution: e.id, Client: e.client.Name,
 		Allowed: &allowed, Scope: string(d.Scope), Reason: d.Reason, DecidedBy: d.By, Edited: d.Edited,
-		Code: editedCode(d),
+		Code: editedCode(d), Analysis: e.request.Analysis.Chips(),
 	})
 	e.mu.Lock()
 	e.decision = d

@@ -1,0 +1,7 @@
+//go:build !windows
+
+package approval
+
+import "os/exec"
+
+func hide(*exec.Cmd) {}
