@@ -4,6 +4,8 @@ go 1.26.0
 
 require golang.org/x/sys v0.50.0
 
+require github.com/Microsoft/go-winio v0.6.4
+
 require (
 	github.com/landlock-lsm/go-landlock v0.11.2
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect

@@ -4,14 +4,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 
 	"github.com/pygate/pygate/app"
 	"github.com/pygate/pygate/runner"
@@ -54,7 +57,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "sandbox-exec":
 		return runner.SandboxExec(args)
-	case "tray", "setup", "uninstall", "autostart":
+	case "tray":
+		return runTray(stderr)
+	case "setup", "uninstall", "autostart":
 		fmt.Fprintf(stderr, "\"pygate %s\" is not available yet in this version of PyGate. For now, run \"pygate mcp\" from your MCP client and \"pygate doctor\" to check your computer.\n", cmd)
 		return 2
 	default:
@@ -66,8 +71,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	// Until the tray app exists, every `pygate mcp` serves headless.
-	_ = fs.Bool("no-ui", false, "serve in this process with policy-only approvals (no windows)")
+	noUI := fs.Bool("no-ui", false, "serve in this process with policy-only approvals (no windows)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -81,6 +85,18 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if !*noUI {
+		conn, why := connectToHub(ctx, paths)
+		if conn != nil {
+			slog.Info("relaying to the PyGate app", "home", paths.Home)
+			if err := app.Relay(ctx, conn, stdin, stdout); err != nil {
+				fmt.Fprintln(stderr, "The PyGate app stopped while your assistant was connected, so PyGate ended this connection. Open PyGate again and retry; nothing keeps running.")
+				return 1
+			}
+			return 0
+		}
+		slog.Info("serving without the PyGate app", "why", why)
+	}
 	core, err := app.NewCore(ctx, paths, version)
 	if err != nil {
 		slog.Error("start", "err", err)
@@ -92,6 +108,60 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		slog.Error("serve", "err", err)
 		return 1
 	}
+	return 0
+}
+
+// connectToHub finds the running PyGate app, or starts it and waits up to
+// 10 s. It returns nil and the reason when PyGate should serve headless.
+func connectToHub(ctx context.Context, paths app.Paths) (net.Conn, string) {
+	conn, err := app.Dial(ctx, paths, app.ModeMCP)
+	if err == nil {
+		return conn, ""
+	}
+	if !errors.Is(err, app.ErrNoHub) {
+		return nil, err.Error()
+	}
+	if !app.GUIPossible() {
+		return nil, "no display to show windows on"
+	}
+	if err := app.StartHubProcess(); err != nil {
+		return nil, err.Error()
+	}
+	conn, err = app.WaitForHub(ctx, paths, 10*time.Second)
+	if err != nil {
+		return nil, "the PyGate app did not answer within 10 seconds: " + err.Error()
+	}
+	return conn, ""
+}
+
+// runTray runs the hub: the one long-lived PyGate process of this user.
+func runTray(stderr io.Writer) int {
+	paths, err := app.ResolveHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "PyGate could not find its home folder: %v. Set PYGATE_HOME to a folder you can write to.\n", err)
+		return 1
+	}
+	closeLog := app.SetupLogging(paths, slog.LevelInfo)
+	defer closeLog()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	core, err := app.NewCore(ctx, paths, version)
+	if err != nil {
+		fmt.Fprintf(stderr, "PyGate could not start: %v\n", err)
+		return 1
+	}
+	hub, err := app.StartHub(ctx, core, nil)
+	if errors.Is(err, app.ErrHubRunning) {
+		fmt.Fprintln(stderr, "PyGate is already running; it has been asked to show itself.")
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "PyGate could not start: %v\n", err)
+		return 1
+	}
+	slog.Info("hub started", "home", paths.Home, "version", version)
+	hub.Serve(ctx)
+	hub.Close()
 	return 0
 }
 
