@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/pygate/pygate/approval"
@@ -16,14 +17,18 @@ import (
 	"github.com/pygate/pygate/runner"
 )
 
-// Core is PyGate's serving parts, wired together.
+// Core is PyGate's serving parts, wired together. It owns the settings in
+// force; the windows read and change them through it.
 type Core struct {
-	Paths    Paths
-	Settings Loaded
-	Journal  *journal.Store
-	Broker   *approval.Broker
-	Runner   *runner.Runner
-	Server   *mcp.Server
+	Paths   Paths
+	Journal *journal.Store
+	Broker  *approval.Broker
+	Runner  *runner.Runner
+	Server  *mcp.Server
+
+	mu       sync.Mutex
+	settings Loaded
+	paused   bool
 }
 
 // NewCore builds the parts from the home's settings. Settings problems are
@@ -33,35 +38,102 @@ func NewCore(ctx context.Context, p Paths, version string) (*Core, error) {
 	if err := p.Ensure(); err != nil {
 		return nil, fmt.Errorf("prepare the home folder: %w", err)
 	}
-	loaded := LoadSettings(p.Settings())
-	for _, problem := range loaded.Problems {
+	c := &Core{Paths: p, settings: LoadSettings(p.Settings())}
+	for _, problem := range c.settings.Problems {
 		slog.Warn(problem)
 	}
-	s := loaded.Settings
+	s := c.settings.Settings
 	store, err := journal.Open(p.Journal())
 	if err != nil {
 		return nil, err
 	}
 	go prune(store, p.Runs(), time.Duration(s.JournalRetentionDays)*24*time.Hour)
 
-	pythons := runner.NewPythons(p.UV(), runner.FindUV(p.UV()), func() string { return s.PythonVersion })
+	pythons := runner.NewPythons(p.UV(), runner.FindUV(p.UV()), func() string { return c.Settings().PythonVersion })
 	py, err := pythons.Peek(ctx)
 	if err != nil {
 		slog.Warn("no Python found yet", "err", err)
 	}
 	home, _ := os.UserHomeDir()
-	run := runner.New(runner.Config{
+	c.Journal = store
+	c.Runner = runner.New(runner.Config{
 		RunsDir:  p.Runs(),
 		CacheDir: p.Cache(),
 		Pythons:  pythons,
 		UserHome: home,
 		Secrets:  runner.Secrets(runtime.GOOS, home, p.Run()),
 	})
-	broker := approval.NewBroker(
-		func() approval.Policy { return s.Approval },
-		func() time.Duration { return time.Duration(s.ApprovalTimeoutSeconds) * time.Second },
+	c.Broker = approval.NewBroker(c.policy,
+		func() time.Duration { return time.Duration(c.Settings().ApprovalTimeoutSeconds) * time.Second },
 		nil)
-	limits := mcp.Limits{
+	c.Server = mcp.New(mcp.Options{
+		Version:   version,
+		Runner:    c.Runner,
+		Broker:    c.Broker,
+		Journal:   store,
+		Limits:    c.limits,
+		Workspace: p.Workspace,
+		Python:    py,
+	})
+	return c, nil
+}
+
+// Settings returns the settings in force.
+func (c *Core) Settings() Settings {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.settings.Settings
+}
+
+// SettingsProblems returns what was wrong with settings.json when it was
+// last read, in plain sentences.
+func (c *Core) SettingsProblems() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.settings.Problems
+}
+
+// ChangeSettings writes a change through the settings file and puts it in
+// force. A broken settings file is not touched.
+func (c *Core) ChangeSettings(fn func(*Settings)) error {
+	if err := ModifySettings(c.Paths.Settings(), fn); err != nil {
+		return err
+	}
+	loaded := LoadSettings(c.Paths.Settings())
+	c.mu.Lock()
+	c.settings = loaded
+	c.mu.Unlock()
+	return nil
+}
+
+// SetPaused pauses PyGate (every request is denied, grants are dropped)
+// or resumes it.
+func (c *Core) SetPaused(paused bool) {
+	c.mu.Lock()
+	c.paused = paused
+	c.mu.Unlock()
+	if paused {
+		c.Broker.RevokeAll()
+	}
+}
+
+// Paused reports whether PyGate is paused.
+func (c *Core) Paused() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.paused
+}
+
+func (c *Core) policy() approval.Policy {
+	if c.Paused() {
+		return approval.DenyAll
+	}
+	return c.Settings().Approval
+}
+
+func (c *Core) limits() mcp.Limits {
+	s := c.Settings()
+	return mcp.Limits{
 		DefaultTimeout: time.Duration(s.TimeoutSeconds) * time.Second,
 		MaxTimeout:     time.Duration(s.MaxTimeoutSeconds) * time.Second,
 		AnswerWithin:   time.Duration(s.AnswerWithinSeconds) * time.Second,
@@ -69,16 +141,6 @@ func NewCore(ctx context.Context, p Paths, version string) (*Core, error) {
 		Level:          s.Sandbox,
 		AllowedImports: s.AllowedImports,
 	}
-	srv := mcp.New(mcp.Options{
-		Version:   version,
-		Runner:    run,
-		Broker:    broker,
-		Journal:   store,
-		Limits:    func() mcp.Limits { return limits },
-		Workspace: p.Workspace,
-		Python:    py,
-	})
-	return &Core{Paths: p, Settings: loaded, Journal: store, Broker: broker, Runner: run, Server: srv}, nil
 }
 
 // ServeHeadless serves MCP over in/out with policy-only approvals until in

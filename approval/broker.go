@@ -67,6 +67,9 @@ type Request struct {
 	Timeout  time.Duration
 	Level    string // sandbox level the run will use
 	Analysis Analysis
+	// SandboxProblem says why the level's sandbox cannot be set up on this
+	// computer; the window then offers to run this one execution without it.
+	SandboxProblem string
 }
 
 // SHA256 is the hex digest of the exact code, as shown and journaled.
@@ -84,6 +87,9 @@ type Decision struct {
 	Edited  bool
 	Network bool   // whether the run may use the network
 	By      string // "policy", "grant" or "person"
+	// Unsandboxed: the person explicitly chose to run this one execution
+	// without the sandbox, which could not be set up.
+	Unsandboxed bool
 }
 
 // Prompter asks a person. Ask blocks until they answer or ctx ends; an error

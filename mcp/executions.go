@@ -154,6 +154,9 @@ func (s *Server) execute(ctx context.Context, e *execution, spec runner.Spec) {
 	} else {
 		e.request.Analysis = approval.Analysis{Problem: "no Python was found to analyse it with"}
 	}
+	if err := runner.Ready(spec.Level); err != nil {
+		e.request.SandboxProblem = err.Error()
+	}
 	d, err := s.broker.Decide(ctx, e.request)
 	allowed := err == nil && d.Allow
 	s.record(journal.Event{
@@ -178,6 +181,9 @@ func (s *Server) execute(ctx context.Context, e *execution, spec runner.Spec) {
 	}
 	spec.Code = d.Code
 	spec.Network = d.Network
+	if d.Unsandboxed && d.By == "person" {
+		spec.Level = runner.Off
+	}
 	e.setPhase(phaseRunning)
 	res, err := s.runner.Run(ctx, spec, func(py runner.Interpreter, sandbox string) {
 		s.record(journal.Event{Kind: journal.Started, Execution: e.id, Client: e.client.Name, Python: py.Version, Sandbox: sandbox})
@@ -253,4 +259,30 @@ func (s *Server) Stop(timeout time.Duration) {
 			return
 		}
 	}
+}
+
+// Cancel stops one execution: a waiting approval is withdrawn, a running
+// one is killed. It reports whether the execution was found.
+func (s *Server) Cancel(id string) bool {
+	e := s.execs.get(id)
+	if e == nil {
+		return false
+	}
+	e.cancel()
+	return true
+}
+
+// Counts reports how many executions wait for approval and how many run.
+func (s *Server) Counts() (waiting, running int) {
+	s.execs.mu.Lock()
+	defer s.execs.mu.Unlock()
+	for _, e := range s.execs.byID {
+		switch e.state() {
+		case phaseApproval:
+			waiting++
+		case phaseRunning:
+			running++
+		}
+	}
+	return waiting, running
 }

@@ -10,3 +10,12 @@ type Layer struct {
 
 // SandboxLayers lists the protections this computer supports.
 func SandboxLayers() []Layer { return supportLayers() }
+
+// Ready reports why the sandbox of level cannot be set up here, or nil.
+// It checks only what the launcher cannot do without.
+func Ready(level Level) error {
+	if level == Off {
+		return nil
+	}
+	return ready()
+}

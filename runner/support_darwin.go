@@ -1,6 +1,9 @@
 package runner
 
-import "os"
+import (
+	"fmt"
+	"os"
+)
 
 func supportLayers() []Layer {
 	_, err := os.Stat(sandboxExec)
@@ -9,4 +12,11 @@ func supportLayers() []Layer {
 		{Name: "Memory watchdog", Available: true, Detail: "PyGate watches each run's memory (macOS does not enforce RLIMIT_AS)"},
 		{Name: "Process and file size limits", Available: true, Detail: "RLIMIT_NPROC and RLIMIT_FSIZE"},
 	}
+}
+
+func ready() error {
+	if _, err := os.Stat(sandboxExec); err != nil {
+		return fmt.Errorf("%s is missing", sandboxExec)
+	}
+	return nil
 }

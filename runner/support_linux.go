@@ -56,3 +56,10 @@ func tryNamespaces() error {
 	}
 	return cmd.Run()
 }
+
+func ready() error {
+	if abi, err := landlockABI(); err != nil || abi < 1 {
+		return fmt.Errorf("Landlock is not available on this Linux kernel")
+	}
+	return nil
+}
