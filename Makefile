@@ -14,15 +14,16 @@ export PATH := $(TOOLS)/bin:$(PATH)
 
 # Debian packages: Fyne's build dependencies, Xvfb and D-Bus for the GUI
 # tests, and the Windows cross-compiler for the cross-platform checks.
-DEBIAN_PACKAGES := gcc pkg-config libgl1-mesa-dev xorg-dev libxkbcommon-dev xvfb xauth dbus-daemon gcc-mingw-w64-x86-64
+DEBIAN_PACKAGES := gcc pkg-config libgl1-mesa-dev libgl1-mesa-dri xorg-dev libxkbcommon-dev xvfb xauth dbus-daemon gcc-mingw-w64-x86-64 imagemagick xdotool
 
-.PHONY: help run build test deps deps-system deps-uv deps-node go-test node-test vet bench cross clean
+.PHONY: help run build test deps deps-system deps-uv deps-node go-test node-test vet bench cross screenshots bench-idle clean
 
 help:
 	@echo "make run     build PyGate, check this computer, and print the Claude Desktop entry"
 	@echo "make test    install what the tests need, then run every test"
 	@echo "make bench   measure a tiny execution against a bare Python start, and the sandbox's cost"
 	@echo "make cross   the Windows cross-build and the darwin/windows vet"
+	@echo "make screenshots  pictures of the real windows, under Xvfb, into docs/screenshots"
 
 build:
 	@mkdir -p $(BIN)
@@ -34,14 +35,25 @@ run: deps-uv build
 	@echo
 	@$(PYGATE) doctor || true
 	@echo
-	@echo "PyGate is built. Until the tray app arrives, MCP clients start it themselves."
-	@echo "Add this entry to Claude Desktop's claude_desktop_config.json (inside \"mcpServers\"),"
-	@echo "then quit and reopen Claude Desktop:"
+	@echo "To connect Claude Desktop, add this entry to its claude_desktop_config.json"
+	@echo "(inside \"mcpServers\"), then quit and reopen Claude Desktop:"
 	@echo
 	@printf '  "pygate": {"command": "%s", "args": ["mcp"]}\n' "$(PYGATE)"
 	@echo
-	@echo "Approval is \"ask\" by default, and without the tray app nobody can be asked, so every"
-	@echo "run is refused with a sentence saying so. See README.md before you change that."
+	@if [ "$$(uname)" = Linux ] && [ -z "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" ]; then \
+	  echo "There is no display here, so PyGate runs without its windows: nobody can be asked to"; \
+	  echo "approve code, and with approval \"ask\" every run is refused. Press Ctrl-C to stop."; \
+	else \
+	  echo "Starting PyGate: look for its icon in the tray. Press Ctrl-C here to stop it."; \
+	fi
+	$(PYGATE) tray
+
+bench-idle: build
+	$(XVFB) bench/hub-idle.sh $(PYGATE) 60
+
+screenshots: build
+	@command -v import >/dev/null && command -v xdotool >/dev/null || { echo "make screenshots needs ImageMagick's import and xdotool (Debian: apt-get install imagemagick xdotool)"; exit 1; }
+	$(XVFB) go run ./tools/screenshots docs/screenshots
 
 deps: deps-system deps-uv deps-node
 
@@ -90,8 +102,12 @@ vet:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	go vet ./...
 
+# The tray app's tests need a display: Xvfb, in a private D-Bus session so
+# no stray dbus-daemon is left behind.
+XVFB := dbus-run-session -- xvfb-run -a -s "-screen 0 1280x1024x24"
+
 go-test:
-	go test -count=1 ./...
+	$(XVFB) go test -count=1 ./...
 
 node-test: build
 	cd e2e/node && PYGATE_BIN=$(PYGATE) node --test
@@ -103,7 +119,7 @@ bench: deps-uv build
 # Cross-platform checks: the Windows binary, and vet of the Fyne-free
 # packages for darwin and windows.
 cross:
-	GOOS=windows GOARCH=amd64 go build -o $(BIN)/pygate.exe .
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc go build -ldflags "-H=windowsgui" -o $(BIN)/pygate.exe .
 	GOOS=darwin CGO_ENABLED=0 go vet ./app/... ./approval/... ./journal/... ./mcp/... ./runner/...
 	GOOS=windows CGO_ENABLED=0 go vet ./app/... ./approval/... ./journal/... ./mcp/... ./runner/...
 

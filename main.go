@@ -16,9 +16,16 @@ import (
 	"syscall"
 	"time"
 
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+
 	"github.com/pygate/pygate/app"
 	"github.com/pygate/pygate/runner"
+	"github.com/pygate/pygate/ui"
 )
+
+// appID is PyGate's application id (FyneApp.toml says the same).
+const appID = "org.pygate.app"
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
@@ -49,6 +56,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runMCP(args, stdin, stdout, stderr)
 	case "doctor":
 		return runDoctor(stdout, stderr)
+	case "", "tray":
+		return runTray(stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "PyGate %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
@@ -57,8 +66,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "sandbox-exec":
 		return runner.SandboxExec(args)
-	case "tray":
-		return runTray(stderr)
 	case "setup", "uninstall", "autostart":
 		fmt.Fprintf(stderr, "\"pygate %s\" is not available yet in this version of PyGate. For now, run \"pygate mcp\" from your MCP client and \"pygate doctor\" to check your computer.\n", cmd)
 		return 2
@@ -134,7 +141,8 @@ func connectToHub(ctx context.Context, paths app.Paths) (net.Conn, string) {
 	return conn, ""
 }
 
-// runTray runs the hub: the one long-lived PyGate process of this user.
+// runTray runs the hub: the one long-lived PyGate process of this user,
+// with its tray and windows when a display exists.
 func runTray(stderr io.Writer) int {
 	paths, err := app.ResolveHome()
 	if err != nil {
@@ -150,7 +158,13 @@ func runTray(stderr io.Writer) int {
 		fmt.Fprintf(stderr, "PyGate could not start: %v\n", err)
 		return 1
 	}
-	hub, err := app.StartHub(ctx, core, nil)
+	var face *ui.UI
+	onShow := func() {
+		if face != nil {
+			face.ShowYourself()
+		}
+	}
+	hub, err := app.StartHub(ctx, core, onShow)
 	if errors.Is(err, app.ErrHubRunning) {
 		fmt.Fprintln(stderr, "PyGate is already running; it has been asked to show itself.")
 		return 0
@@ -159,9 +173,19 @@ func runTray(stderr io.Writer) int {
 		fmt.Fprintf(stderr, "PyGate could not start: %v\n", err)
 		return 1
 	}
-	slog.Info("hub started", "home", paths.Home, "version", version)
-	hub.Serve(ctx)
-	hub.Close()
+	defer hub.Close()
+	slog.Info("hub started", "home", paths.Home, "version", version, "windows", app.GUIPossible())
+	if !app.GUIPossible() {
+		hub.Serve(ctx)
+		return 0
+	}
+	face = ui.New(fyneapp.NewWithID(appID), core, version)
+	go hub.Serve(ctx)
+	go func() {
+		<-ctx.Done()
+		fyne.Do(face.App.Quit)
+	}()
+	face.Run()
 	return 0
 }
 

@@ -1,0 +1,6 @@
+//go:build !darwin
+
+package ui
+
+// accessoryMode is needed only on macOS.
+func accessoryMode() {}
