@@ -234,6 +234,14 @@ func (b *Broker) remember(r Request, d Decision) {
 	b.mu.Unlock()
 }
 
+// NeedsAnalysis reports whether a decision may look at the code's static
+// analysis: with allow-all and deny-all it does not, and PyGate saves the
+// time of analysing.
+func (b *Broker) NeedsAnalysis() bool {
+	p := b.policy()
+	return p == Ask || p == AutoSafe
+}
+
 // EndSession drops the grants given for one client session.
 func (b *Broker) EndSession(session string) {
 	b.mu.Lock()

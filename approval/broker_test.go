@@ -187,3 +187,11 @@ func TestSHA256(t *testing.T) {
 		t.Fatalf("SHA256 = %s", got)
 	}
 }
+
+func TestNeedsAnalysis(t *testing.T) {
+	for p, want := range map[Policy]bool{Ask: true, AutoSafe: true, AllowAll: false, DenyAll: false} {
+		if got := newBroker(p, nil).NeedsAnalysis(); got != want {
+			t.Errorf("%s: %v", p, got)
+		}
+	}
+}

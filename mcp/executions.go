@@ -149,10 +149,12 @@ func (s *Server) start(req approval.Request, spec runner.Spec) *execution {
 }
 
 func (s *Server) execute(ctx context.Context, e *execution, spec runner.Spec) {
-	if py, err := s.runner.Python().Base(ctx); err == nil {
-		e.request.Analysis = approval.Analyze(ctx, py.Path, e.request.Code)
-	} else {
-		e.request.Analysis = approval.Analysis{Problem: "no Python was found to analyse it with"}
+	if s.broker.NeedsAnalysis() {
+		if py, err := s.runner.Python().Base(ctx); err == nil {
+			e.request.Analysis = approval.Analyze(ctx, py.Path, e.request.Code)
+		} else {
+			e.request.Analysis = approval.Analysis{Problem: "no Python was found to analyse it with"}
+		}
 	}
 	if err := runner.Ready(spec.Level); err != nil {
 		e.request.SandboxProblem = err.Error()
@@ -162,7 +164,7 @@ func (s *Server) execute(ctx context.Context, e *execution, spec runner.Spec) {
 	s.record(journal.Event{
 		Kind: journal.Decided, Execution: e.id, Client: e.client.Name,
 		Allowed: &allowed, Scope: string(d.Scope), Reason: d.Reason, DecidedBy: d.By, Edited: d.Edited,
-		Code: editedCode(d), Analysis: e.request.Analysis.Chips(),
+		Code: editedCode(d), Analysis: analysisChips(e.request.Analysis),
 	})
 	e.mu.Lock()
 	e.decision = d
@@ -285,4 +287,12 @@ func (s *Server) Counts() (waiting, running int) {
 		}
 	}
 	return waiting, running
+}
+
+// analysisChips are the chips to journal, none when no analysis ran.
+func analysisChips(a approval.Analysis) []string {
+	if !a.Analysed && a.Problem == "" {
+		return nil
+	}
+	return a.Chips()
 }

@@ -315,3 +315,26 @@ func TestHeadlessDenials(t *testing.T) {
 		}
 	}
 }
+
+func TestAutoSafeRunsOnlyCleanCode(t *testing.T) {
+	s, store := newTestServer(t, approval.AutoSafe, 30*time.Second)
+	c := connect(t, s, "c")
+	resp, _ := c.call(1, "run_python", map[string]any{"code": "import math\nmath.factorial(5)"}, nil)
+	if sc := structured(t, resp); sc["status"] != "ok" || sc["value"] != "120" {
+		t.Fatalf("clean code under auto-safe: %v", sc)
+	}
+	resp, _ = c.call(2, "run_python", map[string]any{"code": "import os\nos.system('true')"}, nil)
+	if sc := structured(t, resp); sc["status"] != "denied" || !strings.Contains(sc["message"].(string), "could not ask") {
+		t.Fatalf("flagged code under auto-safe with nobody to ask: %v", sc)
+	}
+	var chips []string
+	store.ReadAll(func(e journal.Event) error {
+		if e.Kind == journal.Decided {
+			chips = append(chips, strings.Join(e.Analysis, "+"))
+		}
+		return nil
+	})
+	if len(chips) != 2 || chips[0] != "nothing flagged" || chips[1] != "runs programs" {
+		t.Fatalf("journaled analysis %v", chips)
+	}
+}
