@@ -59,7 +59,7 @@ func tryNamespaces() error {
 
 func ready() error {
 	if abi, err := landlockABI(); err != nil || abi < 1 {
-		return fmt.Errorf("Landlock is not available on this Linux kernel")
+		return fmt.Errorf("this Linux kernel has no Landlock, which PyGate needs to keep code to its files")
 	}
 	return nil
 }

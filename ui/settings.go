@@ -117,10 +117,7 @@ func (w *SettingsWindow) save() {
 		}
 		values[e] = n
 	}
-	var imports []string
-	for _, m := range strings.FieldsFunc(w.imports.Text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' }) {
-		imports = append(imports, m)
-	}
+	imports := strings.FieldsFunc(w.imports.Text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' })
 	err := w.core.ChangeSettings(func(s *app.Settings) {
 		s.Approval = approval.Policy(w.approval.Selected)
 		s.Sandbox = runner.Level(w.sandbox.Selected)
