@@ -187,6 +187,9 @@ func (s *Server) execute(ctx context.Context, e *execution, spec runner.Spec) {
 		spec.Level = runner.Off
 	}
 	e.setPhase(phaseRunning)
+	live := newOutputJournal(s, e.id, e.client.Name)
+	spec.OnOutput = live.add
+	defer live.flush()
 	res, err := s.runner.Run(ctx, spec, func(py runner.Interpreter, sandbox string) {
 		s.record(journal.Event{Kind: journal.Started, Execution: e.id, Client: e.client.Name, Python: py.Version, Sandbox: sandbox})
 	})

@@ -156,14 +156,18 @@ func (c *capture) finish() Stream {
 	return s
 }
 
-// drain copies r into c until EOF or an error.
-func drain(r io.Reader, c *capture, done *sync.WaitGroup) {
+// drain copies r into c until EOF or an error, showing each chunk to tee
+// (when set) as it arrives.
+func drain(r io.Reader, c *capture, tee func([]byte), done *sync.WaitGroup) {
 	defer done.Done()
 	buf := make([]byte, 64*1024)
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			c.Write(buf[:n])
+			if tee != nil {
+				tee(buf[:n])
+			}
 		}
 		if err != nil {
 			return

@@ -59,6 +59,9 @@ type Spec struct {
 	MemoryMB       int
 	FileMB         int      // largest file the code may write; DefaultFileMB when 0
 	AllowedImports []string // strict level only
+	// OnOutput, when set, sees output as it arrives ("stdout" or
+	// "stderr"); it must not keep p and must not block.
+	OnOutput func(stream string, p []byte)
 }
 
 // PyError is the exception the code ended with.
@@ -254,8 +257,8 @@ func (r *Runner) execute(ctx context.Context, spec Spec, py Interpreter, runDir,
 
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go drain(outR, stdout, &readers)
-	go drain(errR, stderr, &readers)
+	go drain(outR, stdout, tee(spec.OnOutput, "stdout"), &readers)
+	go drain(errR, stderr, tee(spec.OnOutput, "stderr"), &readers)
 
 	exited := make(chan struct{})
 	var waitErr error
@@ -319,6 +322,13 @@ func (r *Runner) execute(ctx context.Context, spec Spec, py Interpreter, runDir,
 		res.Error = &PyError{Type: "ResourceLimit", Message: "PyGate stopped the code because " + why + "."}
 	}
 	return res, nil
+}
+
+func tee(on func(string, []byte), stream string) func([]byte) {
+	if on == nil {
+		return nil
+	}
+	return func(p []byte) { on(stream, p) }
 }
 
 func waitReaders(wg *sync.WaitGroup, d time.Duration) bool {

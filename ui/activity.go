@@ -186,17 +186,21 @@ func (w *ActivityWindow) showDetail(e Entry) {
 	info("Packages", strings.Join(e.Packages, ", "))
 	info("Sandbox", e.Sandbox)
 	parts = append(parts, widget.NewLabelWithStyle("Code", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), newCodeView(e.Code))
-	if r := e.Result; r != nil {
-		block := func(title, body string) {
-			if body == "" {
-				return
-			}
-			t := widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-			b := widget.NewLabel(body)
-			b.TextStyle = fyne.TextStyle{Monospace: true}
-			b.Wrapping = fyne.TextWrapBreak
-			parts = append(parts, t, b)
+	block := func(title, body string) {
+		if body == "" {
+			return
 		}
+		t := widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		b := widget.NewLabel(body)
+		b.TextStyle = fyne.TextStyle{Monospace: true}
+		b.Wrapping = fyne.TextWrapBreak
+		parts = append(parts, t, b)
+	}
+	if e.Result == nil {
+		block("Output so far", e.LiveStdout)
+		block("Errors so far", e.LiveStderr)
+	}
+	if r := e.Result; r != nil {
 		block("Output", r.Stdout)
 		block("Errors", r.Stderr)
 		if r.Value != nil {

@@ -16,18 +16,21 @@ import (
 
 // Entry is one execution as the activity window shows it.
 type Entry struct {
-	ID       string        `json:"execution_id"`
-	Time     time.Time     `json:"time"`
-	Client   string        `json:"client"`
-	Status   string        `json:"status"` // waiting, running, ok, error, timeout, denied, cancelled
-	Code     string        `json:"code"`
-	Packages []string      `json:"packages,omitempty"`
-	Network  bool          `json:"network,omitempty"`
-	Decision string        `json:"decision"`
-	Analysis []string      `json:"analysis,omitempty"`
-	Sandbox  string        `json:"sandbox,omitempty"`
-	Result   *mcp.Output   `json:"result,omitempty"`
-	Duration time.Duration `json:"duration_ns"`
+	ID       string      `json:"execution_id"`
+	Time     time.Time   `json:"time"`
+	Client   string      `json:"client"`
+	Status   string      `json:"status"` // waiting, running, ok, error, timeout, denied, cancelled
+	Code     string      `json:"code"`
+	Packages []string    `json:"packages,omitempty"`
+	Network  bool        `json:"network,omitempty"`
+	Decision string      `json:"decision"`
+	Analysis []string    `json:"analysis,omitempty"`
+	Sandbox  string      `json:"sandbox,omitempty"`
+	Result   *mcp.Output `json:"result,omitempty"`
+	// Live output while it runs, as journaled (the result has it all).
+	LiveStdout string        `json:"-"`
+	LiveStderr string        `json:"-"`
+	Duration   time.Duration `json:"duration_ns"`
 }
 
 // FirstLine is the code's first non-blank line, cut to n characters.
@@ -78,6 +81,12 @@ func (a *Activity) Apply(ev journal.Event) {
 		}
 	case journal.Started:
 		e.Status, e.Sandbox = "running", ev.Sandbox
+	case journal.Output:
+		if ev.Stream == "stderr" {
+			e.LiveStderr += ev.Text
+		} else {
+			e.LiveStdout += ev.Text
+		}
 	case journal.Finished:
 		e.Status = ev.Status
 		if ev.Sandbox != "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/pygate/pygate/app"
 	"github.com/pygate/pygate/approval"
+	"github.com/pygate/pygate/journal"
 	"github.com/pygate/pygate/mcp"
 	"github.com/pygate/pygate/runner"
 )
@@ -351,3 +352,28 @@ var (
 	_ approval.Prompter = (*Approvals)(nil)
 	_                   = mcp.Output{}
 )
+
+func TestActivityFoldsEvents(t *testing.T) {
+	a := NewActivity()
+	yes := true
+	now := time.Now()
+	a.Apply(journal.Event{Kind: journal.Requested, Execution: "old", Time: now.Add(-time.Minute), Client: "claude-ai", Code: "\n\nprint('old')"})
+	a.Apply(journal.Event{Kind: journal.Requested, Execution: "new", Time: now, Client: "cursor", Code: "for i in range(3):\n    print(i)"})
+	a.Apply(journal.Event{Kind: journal.Decided, Execution: "new", Allowed: &yes, DecidedBy: "person", Scope: "once", Analysis: []string{"nothing flagged"}})
+	a.Apply(journal.Event{Kind: journal.Started, Execution: "new", Sandbox: "standard (Landlock)"})
+	a.Apply(journal.Event{Kind: journal.Output, Execution: "new", Stream: "stdout", Text: "0\n1\n"})
+	rows := a.List("")
+	if len(rows) != 2 || rows[0].ID != "new" || rows[0].Status != "running" || rows[0].LiveStdout != "0\n1\n" || rows[0].Decision != "allowed by person (once)" {
+		t.Fatalf("%+v", rows)
+	}
+	if rows[1].FirstLine(40) != "print('old')" {
+		t.Fatalf("first line %q", rows[1].FirstLine(40))
+	}
+	if got := a.List("CURSOR"); len(got) != 1 || got[0].ID != "new" {
+		t.Fatalf("search: %+v", got)
+	}
+	a.Apply(journal.Event{Kind: journal.Finished, Execution: "new", Status: "ok", Result: []byte(`{"execution_id":"new","status":"ok","stdout":"0\n1\n2\n","duration_ms":1500}`)})
+	if r := a.List("")[0]; r.Status != "ok" || r.Result.Stdout != "0\n1\n2\n" || r.Duration != 1500*time.Millisecond {
+		t.Fatalf("%+v", r)
+	}
+}
