@@ -57,7 +57,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "doctor":
 		return runDoctor(stdout, stderr)
 	case "", "tray":
-		return runTray(stderr)
+		return runTray(args, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintf(stdout, "PyGate %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return 0
@@ -143,7 +143,13 @@ func connectToHub(ctx context.Context, paths app.Paths) (net.Conn, string) {
 
 // runTray runs the hub: the one long-lived PyGate process of this user,
 // with its tray and windows when a display exists.
-func runTray(stderr io.Writer) int {
+func runTray(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tray", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	background := fs.Bool("background", false, "started for a client: show no window if PyGate already runs")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
 	paths, err := app.ResolveHome()
 	if err != nil {
 		fmt.Fprintf(stderr, "PyGate could not find its home folder: %v. Set PYGATE_HOME to a folder you can write to.\n", err)
@@ -166,6 +172,13 @@ func runTray(stderr io.Writer) int {
 	}
 	hub, err := app.StartHub(ctx, core, onShow)
 	if errors.Is(err, app.ErrHubRunning) {
+		if *background {
+			return 0
+		}
+		if err := app.AskToShow(ctx, paths); err != nil {
+			fmt.Fprintln(stderr, "PyGate is already running, but did not answer; quit it from its tray menu and start it again.")
+			return 1
+		}
 		fmt.Fprintln(stderr, "PyGate is already running; it has been asked to show itself.")
 		return 0
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // ErrHubRunning is returned by StartHub when another hub already serves
-// this home; it has been asked to show itself.
+// this home.
 var ErrHubRunning = errors.New("PyGate is already running")
 
 // Hub is the long-lived per-user process: it owns the core and serves each
@@ -34,8 +34,8 @@ type Hub struct {
 }
 
 // StartHub claims the home (one hub per user and home), writes a fresh
-// token, and listens. If another hub holds the home, it is asked to show
-// itself and ErrHubRunning is returned.
+// token, and listens. If another hub holds the home, it returns
+// ErrHubRunning.
 func StartHub(ctx context.Context, core *Core, onShow func()) (*Hub, error) {
 	p := core.Paths
 	lock, ok, err := tryLock(filepath.Join(p.Run(), "hub.lock"))
@@ -43,9 +43,6 @@ func StartHub(ctx context.Context, core *Core, onShow func()) (*Hub, error) {
 		return nil, fmt.Errorf("claim the home: %w", err)
 	}
 	if !ok {
-		if conn, err := Dial(ctx, p, ModeShow); err == nil {
-			conn.Close()
-		}
 		return nil, ErrHubRunning
 	}
 	tok, err := newToken(p)
@@ -61,6 +58,16 @@ func StartHub(ctx context.Context, core *Core, onShow func()) (*Hub, error) {
 	os.WriteFile(filepath.Join(p.Run(), "pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	h := &Hub{Core: core, paths: p, ln: ln, lock: lock, token: tok, onShow: onShow, conns: map[net.Conn]struct{}{}}
 	return h, nil
+}
+
+// AskToShow asks the running hub to bring its window forward, as a second
+// start by the person does.
+func AskToShow(ctx context.Context, p Paths) error {
+	conn, err := Dial(ctx, p, ModeShow)
+	if err != nil {
+		return err
+	}
+	return conn.Close()
 }
 
 // Serve accepts connections until ctx ends or Close is called.

@@ -124,6 +124,9 @@ func TestSecondHubAsksTheFirstToShowItself(t *testing.T) {
 	if _, err := StartHub(context.Background(), core, nil); !errors.Is(err, ErrHubRunning) {
 		t.Fatalf("err %v", err)
 	}
+	if err := AskToShow(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-shown:
 	case <-time.After(5 * time.Second):

@@ -41,5 +41,6 @@ func WaitForHub(ctx context.Context, p Paths, d time.Duration) (net.Conn, error)
 	}
 }
 
-// hubCommandFor is the plain `pygate tray`; per-OS files detach it.
-func hubCommandFor(exe string) *exec.Cmd { return exec.Command(exe, "tray") }
+// hubCommandFor is `pygate tray --background` (a start no person asked
+// for: it shows no window if a hub already runs); per-OS files detach it.
+func hubCommandFor(exe string) *exec.Cmd { return exec.Command(exe, "tray", "--background") }

@@ -16,7 +16,7 @@ func GUIPossible() bool { return true }
 func hubCommand(exe string) *exec.Cmd {
 	if i := strings.Index(exe, ".app/Contents/MacOS/"); i >= 0 {
 		bundle := exe[:i+len(".app")]
-		return exec.Command("/usr/bin/open", "-g", "-a", filepath.Clean(bundle), "--args", "tray")
+		return exec.Command("/usr/bin/open", "-g", "-a", filepath.Clean(bundle), "--args", "tray", "--background")
 	}
 	cmd := hubCommandFor(exe)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
