@@ -90,7 +90,7 @@ func TestHubServesEachConnectionAsItsOwnSession(t *testing.T) {
 
 func TestWrongTokenIsRefusedAndLogged(t *testing.T) {
 	_, p, _ := startTestHub(t)
-	var logged strings.Builder
+	var logged logBuffer
 	restore := captureLog(&logged)
 	defer restore()
 	_, err := dialWithToken(context.Background(), p, ModeMCP, strings.Repeat("0", 64))

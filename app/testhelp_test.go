@@ -1,9 +1,9 @@
 package app
 
 import (
-	"io"
 	"log/slog"
 	"os/exec"
+	"strings"
 	"sync"
 )
 
@@ -12,21 +12,27 @@ func exec_(name string, args ...string) (string, error) {
 	return string(out), err
 }
 
-// lockedWriter lets the log be read while handlers write it.
-type lockedWriter struct {
+// logBuffer collects log lines; it may be read while handlers write.
+type logBuffer struct {
 	mu sync.Mutex
-	w  io.Writer
+	b  strings.Builder
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
+func (l *logBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	return l.b.Write(p)
 }
 
-// captureLog sends slog to w until the returned function is called.
-func captureLog(w io.Writer) func() {
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// captureLog sends slog to buf until the returned function is called.
+func captureLog(buf *logBuffer) func() {
 	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&lockedWriter{w: w}, nil)))
+	slog.SetDefault(slog.New(slog.NewTextHandler(buf, nil)))
 	return func() { slog.SetDefault(old) }
 }
