@@ -103,6 +103,7 @@ func (c *Core) ChangeSettings(fn func(*Settings)) error {
 	c.mu.Lock()
 	c.settings = loaded
 	c.mu.Unlock()
+	c.Server.RefreshTools()
 	return nil
 }
 

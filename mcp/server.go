@@ -59,6 +59,7 @@ type Server struct {
 	connSeq atomic.Int64
 
 	progressEvery time.Duration
+	python        runner.Interpreter // named in run_python's description
 }
 
 // New builds the server and registers its tools.
@@ -73,10 +74,16 @@ func New(o Options) *Server {
 		execs:         newExecutions(),
 		progressEvery: time.Second,
 	}
-	lim := o.Limits()
-	s.mcp.AddTool(RunPythonTool(lim, o.Python), s.runPython)
+	s.python = o.Python
+	s.RefreshTools()
 	s.mcp.AddTool(GetResultTool(), s.getResult)
 	return s
+}
+
+// RefreshTools rebuilds run_python's description from the limits in force,
+// so connections made after a settings change read the truth.
+func (s *Server) RefreshTools() {
+	s.mcp.AddTool(RunPythonTool(s.limits(), s.python), s.runPython)
 }
 
 // RunPythonTool is run_python's definition; its description tells the model

@@ -340,6 +340,14 @@ func TestSettingsWindowSavesValidatedValues(t *testing.T) {
 	if s.MemoryMB != 4096 || s.Sandbox != runner.Strict {
 		t.Fatalf("settings %+v", s)
 	}
+	// A new connection reads the new truth in run_python's description.
+	c := dialCore(t, f.u.Core)
+	c.send(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
+	list := <-c.replies
+	desc := fmt.Sprint(list["result"])
+	if !strings.Contains(desc, "Sandbox: strict") || !strings.Contains(desc, "Memory limit: 4096 MB") {
+		t.Fatalf("tools/list after the change: %.300s", desc)
+	}
 	w.timeout.SetText("0")
 	w.save()
 	if !strings.Contains(w.status.Text, "timeout_seconds") || f.u.Core.Settings().TimeoutSeconds == 0 {
