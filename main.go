@@ -75,6 +75,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
+// startService prepares a long-running command: the home folder, logs to
+// its logs/ folder and stderr, and a context that ends on Ctrl-C or
+// SIGTERM. It reports false after telling the person what went wrong.
+func startService(stderr io.Writer) (app.Paths, context.Context, func(), bool) {
+	paths, err := app.ResolveHome()
+	if err != nil {
+		fmt.Fprintf(stderr, "PyGate could not find its home folder: %v. Set PYGATE_HOME to a folder you can write to.\n", err)
+		return paths, nil, nil, false
+	}
+	closeLog := app.SetupLogging(paths, slog.LevelInfo)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return paths, ctx, func() { stop(); closeLog() }, true
+}
+
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -82,16 +96,11 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	paths, err := app.ResolveHome()
-	if err != nil {
-		fmt.Fprintf(stderr, "PyGate could not find its home folder: %v. Set PYGATE_HOME to a folder you can write to.\n", err)
+	paths, ctx, done, ok := startService(stderr)
+	if !ok {
 		return 1
 	}
-	closeLog := app.SetupLogging(paths, slog.LevelInfo)
-	defer closeLog()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer done()
 	if !*noUI {
 		conn, why := connectToHub(ctx, paths)
 		if conn != nil {
@@ -150,15 +159,11 @@ func runTray(args []string, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	paths, err := app.ResolveHome()
-	if err != nil {
-		fmt.Fprintf(stderr, "PyGate could not find its home folder: %v. Set PYGATE_HOME to a folder you can write to.\n", err)
+	paths, ctx, done, ok := startService(stderr)
+	if !ok {
 		return 1
 	}
-	closeLog := app.SetupLogging(paths, slog.LevelInfo)
-	defer closeLog()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer done()
 	core, err := app.NewCore(ctx, paths, version)
 	if err != nil {
 		fmt.Fprintf(stderr, "PyGate could not start: %v\n", err)

@@ -68,3 +68,16 @@ func (l *peerCheckedListener) Accept() (net.Conn, error) {
 		return c, nil
 	}
 }
+
+// peerUID is the user id of the process at the other end of c.
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	uid, uerr := -1, error(nil)
+	if err := raw.Control(func(fd uintptr) { uid, uerr = peerUIDOf(int(fd)) }); err != nil {
+		return -1, err
+	}
+	return uid, uerr
+}

@@ -1,29 +1,12 @@
 package app
 
-import (
-	"net"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// peerUID is the user id of the process at the other end (SO_PEERCRED).
-func peerUID(c *net.UnixConn) (int, error) {
-	raw, err := c.SyscallConn()
+// peerUIDOf is the user id at the other end of a Unix socket (SO_PEERCRED).
+func peerUIDOf(fd int) (int, error) {
+	cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil {
 		return -1, err
 	}
-	uid := -1
-	var cerr error
-	err = raw.Control(func(fd uintptr) {
-		cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-		if err != nil {
-			cerr = err
-			return
-		}
-		uid = int(cred.Uid)
-	})
-	if err != nil {
-		return -1, err
-	}
-	return uid, cerr
+	return int(cred.Uid), nil
 }
