@@ -14,22 +14,14 @@ import (
 	"time"
 
 	"github.com/pygate/pygate/internal/proctest"
+	"github.com/pygate/pygate/internal/testenv"
 )
-
-func machinePython(t *testing.T) string {
-	t.Helper()
-	out, err := exec_("python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(out)
-}
 
 // startTestHub runs a hub on a fresh home with allow-all.
 func startTestHub(t *testing.T) (*Hub, Paths, context.CancelFunc) {
 	t.Helper()
 	p := Paths{Home: t.TempDir()}
-	os.WriteFile(p.Settings(), []byte(fmt.Sprintf(`{"approval":"allow-all","python_version":%q}`, machinePython(t))), 0o600)
+	os.WriteFile(p.Settings(), []byte(fmt.Sprintf(`{"approval":"allow-all","python_version":%q}`, testenv.MachinePython())), 0o600)
 	core, err := NewCore(context.Background(), p, "test")
 	if err != nil {
 		t.Fatal(err)

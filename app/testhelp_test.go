@@ -2,15 +2,9 @@ package app
 
 import (
 	"log/slog"
-	"os/exec"
 	"strings"
 	"sync"
 )
-
-func exec_(name string, args ...string) (string, error) {
-	out, err := exec.Command(name, args...).Output()
-	return string(out), err
-}
 
 // logBuffer collects log lines; it may be read while handlers write.
 type logBuffer struct {

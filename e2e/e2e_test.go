@@ -25,6 +25,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/pygate/pygate/internal/proctest"
+	"github.com/pygate/pygate/internal/testenv"
 )
 
 var binary string
@@ -47,20 +48,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var machinePython = sync.OnceValue(func() string {
-	out, err := exec.Command("python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
-	if err != nil {
-		return "3.12"
-	}
-	return strings.TrimSpace(string(out))
-})
-
 // newHome makes a PYGATE_HOME with the given settings (merged over
 // allow-all and the machine's Python).
 func newHome(t *testing.T, settings map[string]any) string {
 	t.Helper()
 	home := t.TempDir()
-	s := map[string]any{"approval": "allow-all", "python_version": machinePython()}
+	s := map[string]any{"approval": "allow-all", "python_version": testenv.MachinePython()}
 	for k, v := range settings {
 		s[k] = v
 	}

@@ -158,16 +158,16 @@ func (o Output) text(omitted []string) string {
 	if len(o.Files) > 0 {
 		var f strings.Builder
 		for _, file := range o.Files {
-			fmt.Fprintf(&f, "%s (%s)\n", file.Path, size(file.Size))
+			fmt.Fprintf(&f, "%s (%s)\n", file.Path, runner.HumanBytes(file.Size))
 		}
 		section("files created or changed in the workspace", f.String())
 	}
 	var notes []string
 	if o.Truncated.Stdout {
-		notes = append(notes, fmt.Sprintf("stdout was cut: %s from the middle are not shown.", size(o.cut[0])))
+		notes = append(notes, fmt.Sprintf("stdout was cut: %s from the middle are not shown.", runner.HumanBytes(o.cut[0])))
 	}
 	if o.Truncated.Stderr {
-		notes = append(notes, fmt.Sprintf("stderr was cut: %s from the middle are not shown.", size(o.cut[1])))
+		notes = append(notes, fmt.Sprintf("stderr was cut: %s from the middle are not shown.", runner.HumanBytes(o.cut[1])))
 	}
 	notes = append(notes, omitted...)
 	notes = append(notes, o.notes...)
@@ -210,19 +210,6 @@ func (o Output) statusLine() string {
 	return "Status: " + o.Status
 }
 
-func size(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	case n == 1:
-		return "1 byte"
-	default:
-		return fmt.Sprintf("%d bytes", n)
-	}
-}
-
 // answer builds the tool result for e, fitting it under MaxAnswer: figures
 // first within their budget, then the streams, halved until everything fits.
 func answer(e *execution) *mcpgo.CallToolResult {
@@ -235,7 +222,7 @@ func answer(e *execution) *mcpgo.CallToolResult {
 		for _, f := range o.figures {
 			enc := base64.StdEncoding.EncodeToString(f.PNG)
 			if used+len(enc) > figureBudget {
-				omitted = append(omitted, fmt.Sprintf("Figure %s (%s) was too large to send; it is saved in PyGate's run folder.", f.Name, size(int64(len(f.PNG)))))
+				omitted = append(omitted, fmt.Sprintf("Figure %s (%s) was too large to send; it is saved in PyGate's run folder.", f.Name, runner.HumanBytes(int64(len(f.PNG)))))
 				continue
 			}
 			used += len(enc)

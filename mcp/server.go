@@ -160,7 +160,7 @@ func parseRunArgs(raw map[string]any, lim Limits) (runArgs, string) {
 	case strings.TrimSpace(code) == "":
 		return a, "The argument code is empty; send the Python code to run."
 	case len(code) > MaxCode:
-		return a, fmt.Sprintf("The code is %s long; PyGate accepts at most 1 MiB (%d bytes) per call. Split the work into smaller pieces, or write data to a file in one call and read it in the next.", size(int64(len(code))), MaxCode)
+		return a, fmt.Sprintf("The code is %s long; PyGate accepts at most 1 MiB (%d bytes) per call. Split the work into smaller pieces, or write data to a file in one call and read it in the next.", runner.HumanBytes(int64(len(code))), MaxCode)
 	}
 	a.Code = code
 	if p, present := raw["packages"]; present && p != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,17 +13,10 @@ import (
 	"time"
 
 	"github.com/pygate/pygate/approval"
+	"github.com/pygate/pygate/internal/testenv"
 	"github.com/pygate/pygate/journal"
 	"github.com/pygate/pygate/runner"
 )
-
-var machinePython = sync.OnceValue(func() string {
-	out, err := exec.Command("python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
-	if err != nil {
-		return "3.12"
-	}
-	return strings.TrimSpace(string(out))
-})
 
 // TestMain lets the test binary serve as the sandbox launcher, the way the
 // pygate binary re-runs itself as `pygate sandbox-exec`.
@@ -51,7 +43,7 @@ func newTestServer(t *testing.T, policy approval.Policy, answerWithin time.Durat
 		Version: "test",
 		Runner: runner.New(runner.Config{
 			RunsDir:  filepath.Join(home, "runs"),
-			Pythons:  runner.NewPythons(filepath.Join(home, "uv"), uv, machinePython),
+			Pythons:  runner.NewPythons(filepath.Join(home, "uv"), uv, testenv.MachinePython),
 			UserHome: filepath.Join(home, "user"),
 		}),
 		Broker:  approval.NewBroker(func() approval.Policy { return policy }, func() time.Duration { return time.Minute }, nil),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/pygate/pygate/internal/testenv"
 	"sort"
 	"testing"
 	"time"
@@ -19,7 +21,7 @@ func BenchmarkSandboxOverhead(b *testing.B) {
 	home := b.TempDir()
 	r := New(Config{
 		RunsDir:  home + "/runs",
-		Pythons:  NewPythons(home+"/uv", FindUV(home+"/uv"), machinePython),
+		Pythons:  NewPythons(home+"/uv", FindUV(home+"/uv"), testenv.MachinePython),
 		Launcher: mustExecutable(b),
 		UserHome: home + "/user",
 		Secrets:  Secrets("linux", home+"/user", home+"/run"),

@@ -42,7 +42,7 @@ func (s Stream) Excerpt(max int) (text string, cut int64) {
 	}
 	head, tail = trimEndToRune(head), trimStartToRune(tail)
 	cut = s.Total - int64(len(head)) - int64(len(tail))
-	return toText(head) + fmt.Sprintf("\n\n[… %s of output cut here; PyGate shows the beginning and the end …]\n\n", humanBytes(cut)) + toText(tail), cut
+	return toText(head) + fmt.Sprintf("\n\n[… %s of output cut here; PyGate shows the beginning and the end …]\n\n", HumanBytes(cut)) + toText(tail), cut
 }
 
 func toText(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
@@ -64,12 +64,15 @@ func trimStartToRune(b []byte) []byte {
 	return b
 }
 
-func humanBytes(n int64) string {
+// HumanBytes says a size in words a person reads at a glance.
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
 	case n >= 1<<10:
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	case n == 1:
+		return "1 byte"
 	default:
 		return fmt.Sprintf("%d bytes", n)
 	}

@@ -5,28 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pygate/pygate/internal/proctest"
+	"github.com/pygate/pygate/internal/testenv"
 )
-
-// machinePython is the version of python3 on this machine, so tests resolve
-// an interpreter without downloading one.
-var machinePython = sync.OnceValue(func() string {
-	out, err := exec.Command("python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
-	if err != nil {
-		return "3.12"
-	}
-	return strings.TrimSpace(string(out))
-})
 
 // TestMain lets the test binary serve as the sandbox launcher, the way the
 // pygate binary re-runs itself as `pygate sandbox-exec`.
@@ -58,7 +47,7 @@ func newTestRunner(t *testing.T) (*Runner, string) {
 	}
 	return New(Config{
 		RunsDir:  filepath.Join(home, "runs"),
-		Pythons:  NewPythons(uvDir, uv, machinePython),
+		Pythons:  NewPythons(uvDir, uv, testenv.MachinePython),
 		Launcher: testLauncher(t),
 		UserHome: filepath.Join(home, "user"),
 		Secrets:  Secrets(runtime.GOOS, filepath.Join(home, "user"), filepath.Join(home, "run")),
@@ -274,7 +263,7 @@ func TestPackagesRefusedClearly(t *testing.T) {
 
 func TestNoUVRunsPlainCodeAndRefusesPackages(t *testing.T) {
 	home := t.TempDir()
-	r := New(Config{RunsDir: filepath.Join(home, "runs"), Pythons: NewPythons(filepath.Join(home, "uv"), "", machinePython), Launcher: testLauncher(t)})
+	r := New(Config{RunsDir: filepath.Join(home, "runs"), Pythons: NewPythons(filepath.Join(home, "uv"), "", testenv.MachinePython), Launcher: testLauncher(t)})
 	ws := filepath.Join(home, "ws")
 	res := run(t, r, ws, "1+1", 30*time.Second)
 	if res.Status != StatusOK || *res.Value != "2" || res.Python.Managed {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/pygate/pygate/app"
 	"github.com/pygate/pygate/approval"
+	"github.com/pygate/pygate/internal/testenv"
 	"github.com/pygate/pygate/journal"
 	"github.com/pygate/pygate/mcp"
 	"github.com/pygate/pygate/runner"
@@ -70,19 +70,11 @@ type fixture struct {
 	conn *mcpConn
 }
 
-func machinePython() string {
-	out, err := exec.Command("python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
-	if err != nil {
-		return "3.12"
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func newFixture(t *testing.T, settings string) *fixture {
 	t.Helper()
 	p := app.Paths{Home: t.TempDir()}
 	if settings == "" {
-		settings = fmt.Sprintf(`{"approval":"ask","python_version":%q}`, machinePython())
+		settings = fmt.Sprintf(`{"approval":"ask","python_version":%q}`, testenv.MachinePython())
 	}
 	os.MkdirAll(p.Home, 0o700)
 	os.WriteFile(p.Settings(), []byte(settings), 0o600)
@@ -239,7 +231,7 @@ func TestEditedCodeIsWhatRuns(t *testing.T) {
 }
 
 func TestCountdownExpiryDenies(t *testing.T) {
-	f := newFixture(t, fmt.Sprintf(`{"approval":"ask","python_version":%q,"approval_timeout_seconds":10}`, machinePython()))
+	f := newFixture(t, fmt.Sprintf(`{"approval":"ask","python_version":%q,"approval_timeout_seconds":10}`, testenv.MachinePython()))
 	f.conn.call(1, "1")
 	v := f.view(1)
 	if !strings.HasPrefix(v.timer.Text, "Denied automatically in 0:") {
@@ -290,7 +282,7 @@ func TestQueuedRequestsShowOneAtATime(t *testing.T) {
 }
 
 func TestFinishedExecutionAppearsInActivity(t *testing.T) {
-	f := newFixture(t, fmt.Sprintf(`{"approval":"allow-all","python_version":%q}`, machinePython()))
+	f := newFixture(t, fmt.Sprintf(`{"approval":"allow-all","python_version":%q}`, testenv.MachinePython()))
 	f.conn.call(1, "print('visible in activity')\n'done'")
 	f.conn.answer()
 	deadline := time.Now().Add(10 * time.Second)
