@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -95,10 +94,7 @@ func probeSandbox(ctx context.Context, p Paths, pythons *runner.Pythons, s Setti
 	defer os.RemoveAll(ws)
 	id := filepath.Base(ws) + "-run"
 	defer os.RemoveAll(filepath.Join(p.Runs(), id))
-	home, _ := os.UserHomeDir()
-	r := runner.New(runner.Config{RunsDir: p.Runs(), CacheDir: p.Cache(), Pythons: pythons, UserHome: home,
-		Secrets: runner.Secrets(runtime.GOOS, home, p.Run())})
-	res, err := r.Run(ctx, runner.Spec{ID: id, Code: "6 * 7", Timeout: 30 * time.Second, Workspace: ws,
+	res, err := newRunner(p, pythons).Run(ctx, runner.Spec{ID: id, Code: "6 * 7", Timeout: 30 * time.Second, Workspace: ws,
 		Level: s.Sandbox, MemoryMB: s.MemoryMB, AllowedImports: s.AllowedImports}, nil)
 	switch {
 	case err != nil:

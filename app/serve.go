@@ -54,15 +54,8 @@ func NewCore(ctx context.Context, p Paths, version string) (*Core, error) {
 	if err != nil {
 		slog.Warn("no Python found yet", "err", err)
 	}
-	home, _ := os.UserHomeDir()
 	c.Journal = store
-	c.Runner = runner.New(runner.Config{
-		RunsDir:  p.Runs(),
-		CacheDir: p.Cache(),
-		Pythons:  pythons,
-		UserHome: home,
-		Secrets:  runner.Secrets(runtime.GOOS, home, p.Run()),
-	})
+	c.Runner = newRunner(p, pythons)
 	c.Broker = approval.NewBroker(c.policy,
 		func() time.Duration { return time.Duration(c.Settings().ApprovalTimeoutSeconds) * time.Second },
 		nil)
@@ -76,6 +69,19 @@ func NewCore(ctx context.Context, p Paths, version string) (*Core, error) {
 		Python:    py,
 	})
 	return c, nil
+}
+
+// newRunner is the runner for a home: its run folders and cache, the
+// person's home as HOME, and the secrets the standard level keeps closed.
+func newRunner(p Paths, pythons *runner.Pythons) *runner.Runner {
+	home, _ := os.UserHomeDir()
+	return runner.New(runner.Config{
+		RunsDir:  p.Runs(),
+		CacheDir: p.Cache(),
+		Pythons:  pythons,
+		UserHome: home,
+		Secrets:  runner.Secrets(runtime.GOOS, home, p.Run()),
+	})
 }
 
 // Settings returns the settings in force.

@@ -9,17 +9,12 @@ import (
 	"testing"
 
 	"github.com/pygate/pygate/approval"
+	"github.com/pygate/pygate/internal/launchertest"
 	"github.com/pygate/pygate/runner"
 )
 
-// TestMain lets the test binary serve as the sandbox launcher for the
-// doctor's test run, the way pygate re-runs itself as `pygate sandbox-exec`.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
-		os.Exit(runner.SandboxExec(os.Args[2:]))
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets this test binary serve as the sandbox launcher.
+func TestMain(m *testing.M) { launchertest.Main(m) }
 
 func TestDefaultsWhenNoFile(t *testing.T) {
 	l := LoadSettings(filepath.Join(t.TempDir(), "settings.json"))

@@ -90,9 +90,6 @@ func Open(dir string) (*Store, error) {
 // Bus returns the store's in-process event bus.
 func (s *Store) Bus() *Bus { return s.bus }
 
-// Dir returns the folder the segments live in.
-func (s *Store) Dir() string { return s.dir }
-
 // segmentName is the file one day's events go to (UTC).
 func segmentName(t time.Time) string {
 	return t.UTC().Format("2006-01-02") + ".jsonl"

@@ -150,7 +150,7 @@ func (s *Server) start(req approval.Request, spec runner.Spec) *execution {
 
 func (s *Server) execute(ctx context.Context, e *execution, spec runner.Spec) {
 	if s.broker.NeedsAnalysis() {
-		if py, err := s.runner.Python().Base(ctx); err == nil {
+		if py, err := s.runner.Pythons.Base(ctx); err == nil {
 			e.request.Analysis = approval.Analyze(ctx, py.Path, e.request.Code)
 		} else {
 			e.request.Analysis = approval.Analysis{Problem: "no Python was found to analyse it with"}

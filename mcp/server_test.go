@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,19 +12,14 @@ import (
 	"time"
 
 	"github.com/pygate/pygate/approval"
+	"github.com/pygate/pygate/internal/launchertest"
 	"github.com/pygate/pygate/internal/testenv"
 	"github.com/pygate/pygate/journal"
 	"github.com/pygate/pygate/runner"
 )
 
-// TestMain lets the test binary serve as the sandbox launcher, the way the
-// pygate binary re-runs itself as `pygate sandbox-exec`.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
-		os.Exit(runner.SandboxExec(os.Args[2:]))
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets this test binary serve as the sandbox launcher.
+func TestMain(m *testing.M) { launchertest.Main(m) }
 
 func newTestServer(t *testing.T, policy approval.Policy, answerWithin time.Duration) (*Server, *journal.Store) {
 	t.Helper()

@@ -51,7 +51,7 @@ func (r *Runner) start(spec Spec, py Interpreter, argv []string, runDir string, 
 	}
 	switch spec.Level {
 	case Strict:
-		roots, err := r.Config.Pythons.Roots(context.Background(), py)
+		roots, err := r.Pythons.Roots(context.Background(), py)
 		if err != nil {
 			return nil, "", err
 		}

@@ -45,9 +45,6 @@ func NewPythons(uvDir, uv string, version func() string) *Pythons {
 	return &Pythons{uvDir: uvDir, uv: uv, version: version, envs: map[string]string{}, roots: map[string][]string{}}
 }
 
-// UV returns the uv in use, or "".
-func (p *Pythons) UV() string { return p.uv }
-
 // FindUV looks for uv: PyGate's own copy under uvDir/bin, then PATH, then the
 // places uv's installers use. It returns an absolute path or "".
 func FindUV(uvDir string) string {

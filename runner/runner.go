@@ -130,9 +130,6 @@ func New(c Config) *Runner {
 	return &Runner{Config: c}
 }
 
-// Pythons returns the runner's interpreter resolver.
-func (r *Runner) Python() *Pythons { return r.Config.Pythons }
-
 // Run executes spec. onStart, if set, is called once Python has started,
 // with what the sandbox enforces. A
 // returned error means the code never ran (the interpreter or packages could
@@ -177,7 +174,7 @@ func (r *Runner) run(ctx context.Context, spec Spec, onStart func(py Interpreter
 		return nil, fmt.Errorf("write bootstrap.py: %w", err)
 	}
 
-	py, err := r.Config.Pythons.ForPackages(ctx, spec.Packages)
+	py, err := r.Pythons.ForPackages(ctx, spec.Packages)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &Result{Status: StatusCancelled, RunDir: runDir}, nil

@@ -86,19 +86,6 @@ func report(f *os.File, line string) {
 	}
 }
 
-// LevelDescription says in a few words what a level promises.
-func LevelDescription(l Level) string {
-	switch l {
-	case Strict:
-		return "strict: reads only Python and system files and the workspace, writes only the workspace, no network, only allowed imports"
-	case Standard:
-		return "standard: reads all but secrets, writes only the workspace, network only when the person allows it"
-	case Off:
-		return "off: no sandbox; code runs with all your permissions"
-	}
-	return string(l)
-}
-
 func limitsDescription(spec SandboxSpec) string {
 	return fmt.Sprintf("%s memory, %d processes, files up to %s", mib(spec.MemoryMB), spec.Processes, mib(spec.FileMB))
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -44,9 +45,25 @@ type ActivityWindow struct {
 func NewActivityWindow(app fyne.App, store *journal.Store, runsDir string, stop func(id string) bool) *ActivityWindow {
 	w := &ActivityWindow{app: app, store: store, runsDir: runsDir, stop: stop, activity: NewActivity()}
 	events, _ := store.Bus().Subscribe(256)
-	store.ReadAll(func(ev journal.Event) error { w.activity.Apply(ev); return nil })
 	go func() {
+		// Catch up from the store off the start-up path; events that
+		// arrived meanwhile are both on disk and on the bus, so the bus's
+		// copies of what was read are skipped by time.
+		var caughtUp time.Time
+		w.mu.Lock()
+		store.ReadAll(func(ev journal.Event) error {
+			w.activity.Apply(ev)
+			if ev.Time.After(caughtUp) {
+				caughtUp = ev.Time
+			}
+			return nil
+		})
+		w.mu.Unlock()
+		fyne.Do(w.reload)
 		for ev := range events {
+			if !ev.Time.After(caughtUp) {
+				continue
+			}
 			w.mu.Lock()
 			w.activity.Apply(ev)
 			w.mu.Unlock()

@@ -76,7 +76,7 @@ func (u *UI) CurrentState() State {
 	check := time.Since(u.setupChecked) > time.Minute
 	u.mu.Unlock()
 	if check {
-		_, err := u.Core.Runner.Python().Peek(context.Background())
+		_, err := u.Core.Runner.Pythons.Peek(context.Background())
 		u.mu.Lock()
 		u.setupNeeded, u.setupChecked = err != nil, time.Now()
 		u.mu.Unlock()

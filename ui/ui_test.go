@@ -14,20 +14,15 @@ import (
 
 	"github.com/pygate/pygate/app"
 	"github.com/pygate/pygate/approval"
+	"github.com/pygate/pygate/internal/launchertest"
 	"github.com/pygate/pygate/internal/testenv"
 	"github.com/pygate/pygate/journal"
 	"github.com/pygate/pygate/mcp"
 	"github.com/pygate/pygate/runner"
 )
 
-// TestMain lets the test binary serve as the sandbox launcher, the way the
-// pygate binary re-runs itself as `pygate sandbox-exec`.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "sandbox-exec" {
-		os.Exit(runner.SandboxExec(os.Args[2:]))
-	}
-	os.Exit(m.Run())
-}
+// TestMain lets this test binary serve as the sandbox launcher.
+func TestMain(m *testing.M) { launchertest.Main(m) }
 
 func TestTrayMenuLabels(t *testing.T) {
 	cases := []struct {
